@@ -1,0 +1,81 @@
+#include "core/case.h"
+
+#include <array>
+
+namespace gscheck {
+namespace {
+constexpr std::array<std::string_view, 8> kOpNames = {
+    "gather",
+    "gather_nd",
+    "scatter_nd",
+    "tensor_scatter_nd_update",
+    "tensor_scatter_nd_add",
+    "tensor_scatter_nd_sub",
+    "tensor_scatter_nd_min",
+    "tensor_scatter_nd_max"};
+}  // namespace
+
+std::string_view op_name(Op op) { return kOpNames[static_cast<size_t>(op)]; }
+
+std::optional<Op> op_from_name(std::string_view name) {
+  for (size_t i = 0; i < kOpNames.size(); ++i)
+    if (kOpNames[i] == name) return static_cast<Op>(i);
+  return std::nullopt;
+}
+
+bool is_scatter(Op op) { return op >= Op::kScatterNd; }
+bool is_tensor_scatter(Op op) { return op >= Op::kTensorScatterUpdate; }
+
+std::string_view semantics_name(Semantics s) {
+  return s == Semantics::kTfCpu ? "tf-cpu" : "tf-gpu";
+}
+
+std::optional<Semantics> semantics_from_name(std::string_view name) {
+  if (name == "tf-cpu") return Semantics::kTfCpu;
+  if (name == "tf-gpu") return Semantics::kTfGpu;
+  return std::nullopt;
+}
+
+Status check_well_formed(const Case& c) {
+  const std::string op(op_name(c.op));
+  auto need = [&](const std::optional<Tensor>& t, const char* field, bool wanted) -> Status {
+    if (wanted && !t) return parse_error(op + " needs input '" + field + "'");
+    if (!wanted && t) return parse_error(op + " takes no input '" + field + "'");
+    return {};
+  };
+  const bool gathers = !is_scatter(c.op);
+  GSCHECK_RETURN_IF_ERROR(need(c.params, "params", gathers));
+  GSCHECK_RETURN_IF_ERROR(need(c.indices, "indices", true));
+  GSCHECK_RETURN_IF_ERROR(need(c.updates, "updates", !gathers));
+  GSCHECK_RETURN_IF_ERROR(need(c.tensor, "tensor", is_tensor_scatter(c.op)));
+  GSCHECK_RETURN_IF_ERROR(need(c.shape, "shape", c.op == Op::kScatterNd));
+  if (c.op != Op::kGather && c.axis) return parse_error(op + " takes no attribute 'axis'");
+  if (is_scatter(c.op) && c.batch_dims != 0)
+    return parse_error(op + " takes no attribute 'batch_dims'");
+  if (c.op == Op::kGather && !c.bad_indices_policy.empty())
+    return parse_error("gather takes no attribute 'bad_indices_policy'");
+  if (c.axis && !is_integer(c.axis->dtype()))
+    return parse_error("attribute 'axis' must be an integer tensor");
+  if (c.shape && !is_integer(c.shape->dtype()))
+    return parse_error("input 'shape' must be an integer tensor");
+  if (!is_integer(c.indices->dtype()))
+    return parse_error("input 'indices' must be an integer tensor, got " +
+                       std::string(dtype_name(c.indices->dtype())));
+  return {};
+}
+
+int64_t input_bytes(const Case& c) {
+  int64_t total = 0;
+  for (const auto* t : {&c.params, &c.indices, &c.updates, &c.tensor, &c.shape, &c.axis}) {
+    if (!*t) continue;
+    const Tensor& x = **t;
+    if (x.dtype() == DType::kString) {
+      for (const auto& s : x.strings()) total += static_cast<int64_t>(sizeof(std::string) + s.size());
+    } else {
+      total += static_cast<int64_t>(x.byte_size());
+    }
+  }
+  return total;
+}
+
+}  // namespace gscheck

@@ -1,0 +1,95 @@
+// One op call (a case): the op, its inputs and attributes, and the device semantics it runs under.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/status.h"
+#include "core/tensor.h"
+
+namespace gscheck {
+
+/// The ops under test, named as TensorFlow's Python functions.
+enum class Op : unsigned char {
+  kGather,                 ///< tf.gather (GatherV2)
+  kGatherNd,               ///< tf.gather_nd (GatherNd)
+  kScatterNd,              ///< tf.scatter_nd (ScatterNd)
+  kTensorScatterUpdate,    ///< tf.tensor_scatter_nd_update
+  kTensorScatterAdd,       ///< tf.tensor_scatter_nd_add
+  kTensorScatterSub,       ///< tf.tensor_scatter_nd_sub
+  kTensorScatterMin,       ///< tf.tensor_scatter_nd_min
+  kTensorScatterMax,       ///< tf.tensor_scatter_nd_max
+};
+inline constexpr Op kAllOps[] = {Op::kGather,           Op::kGatherNd,          Op::kScatterNd,
+                                 Op::kTensorScatterUpdate, Op::kTensorScatterAdd,
+                                 Op::kTensorScatterSub, Op::kTensorScatterMin,
+                                 Op::kTensorScatterMax};
+
+/// "gather", "gather_nd", "scatter_nd", "tensor_scatter_nd_update", ...
+std::string_view op_name(Op op);
+/// Inverse of op_name; nullopt for an unknown name.
+std::optional<Op> op_from_name(std::string_view name);
+/// True for scatter_nd and tensor_scatter_nd_*.
+bool is_scatter(Op op);
+/// True for tensor_scatter_nd_*.
+bool is_tensor_scatter(Op op);
+
+/// Which TensorFlow device's behaviour a case follows (spec: "Two device semantics").
+enum class Semantics : unsigned char {
+  kTfCpu,  ///< bad indices raise; duplicates applied in row order
+  kTfGpu,  ///< bad indices zero (gather) or skip (scatter); duplicates in any order
+};
+/// "tf-cpu" or "tf-gpu".
+std::string_view semantics_name(Semantics s);
+std::optional<Semantics> semantics_from_name(std::string_view name);
+
+/// One op call. Inputs are named as in TensorFlow's Python signatures; which are present depends
+/// on the op (gather/gather_nd: params, indices; scatter_nd: indices, updates, shape;
+/// tensor_scatter_nd_*: tensor, indices, updates). Absent inputs are a malformed case.
+struct Case {
+  std::string name;  ///< free text, used in reports and file names
+  Op op = Op::kGather;
+  Semantics semantics = Semantics::kTfCpu;
+
+  std::optional<Tensor> params;   ///< gather, gather_nd
+  std::optional<Tensor> indices;  ///< every op
+  std::optional<Tensor> updates;  ///< scatter family
+  std::optional<Tensor> tensor;   ///< tensor_scatter_nd_*
+  std::optional<Tensor> shape;    ///< scatter_nd: the output shape, an integer tensor (a vector)
+
+  /// gather only: the axis tensor (normally a scalar int); nullopt is Python's axis=None.
+  std::optional<Tensor> axis;
+  /// gather and gather_nd: Python's batch_dims (scatter ops must leave it 0).
+  int64_t batch_dims = 0;
+  /// gather_nd and scatter family: "", "DEFAULT", "ERROR", "IGNORE" (anything else is rejected
+  /// by the op with TensorFlow's message). gather has no such attribute and must leave it "".
+  std::string bad_indices_policy;
+};
+
+/// Check that the case has exactly the inputs its op takes and attributes it allows; the message
+/// names the offending field. This is a well-formedness check, not TensorFlow's validation.
+Status check_well_formed(const Case& c);
+
+/// Total bytes of the case's input tensors (strings counted by sizeof(std::string) + length).
+int64_t input_bytes(const Case& c);
+
+/// The result of running a case: the output tensor, or an error.
+using Outcome = Expected<Tensor>;
+
+/// What a case file says the outcome must be.
+struct Expect {
+  std::optional<Tensor> output;             ///< the expected output tensor, or
+  std::optional<ErrorClass> error_class;    ///< the expected error class
+  std::optional<std::string> error_regex;   ///< ECMAScript regex the message must match (search)
+};
+
+/// A case and, optionally, its expected outcome: the content of one case file.
+struct CaseFile {
+  Case c;
+  std::optional<Expect> expect;
+  std::string description;  ///< optional prose: where the case comes from, why it matters
+};
+
+}  // namespace gscheck

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The whole test suite: install what is missing, configure, build, run ctest (quick profile).
+# Usage: scripts/test.sh [preset]   (default: "default"; "no-cuda" skips the CUDA toolkit)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+preset="${1:-default}"
+scripts/setup.sh
+cmake --preset "$preset"
+cmake --build --preset "$preset" -j "$(nproc)"
+ctest --preset "$preset" -j "$(nproc)"
