@@ -1,0 +1,28 @@
+// Seeded sampling from the RapidCheck generators, for code outside a property: the random sweeps
+// of `gscheck run`, the cuda-emu sweep test and `gscheck export`. One generator module serves all.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/case.h"
+
+namespace gscheck::gen {
+
+/// What to sample.
+struct SampleOptions {
+  uint64_t seed = 1;           ///< same seed, same cases (on the same build)
+  int count = 100;             ///< number of cases
+  int size = 30;               ///< RapidCheck size: larger means bigger shapes and more rows
+  double invalid_fraction = 0.2;  ///< share of cases aimed at a validation rule
+  std::vector<Op> ops;         ///< empty: every op
+  std::vector<DType> dtypes;   ///< empty: every dtype the op takes on TensorFlow's CPU
+  std::vector<DType> index_dtypes;  ///< empty: int32 and int64
+  std::vector<Semantics> semantics; ///< empty: both
+};
+
+/// Draw opts.count cases deterministically from opts.seed. Case names record the seed and the
+/// position ("sweep/<seed>/<i>/<op>") so any case can be regenerated.
+std::vector<Case> sample_cases(const SampleOptions& opts);
+
+}  // namespace gscheck::gen
