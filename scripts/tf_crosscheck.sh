@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Cross-check the reference against real TensorFlow (CPU): export seeded random cases with the
+# reference's outcome as `expect`, then run them, the golden corpus and corpus/tf through
+# TensorFlow with tools/tf_crosscheck.py. See docs/tf_crosscheck.md.
+#
+# Usage: scripts/tf_crosscheck.sh [--gscheck BIN] [--count N] [--seed S] [--out DIR] [--jobs J]
+#                                 [--no-corpus] [PATH...]
+#   --gscheck BIN  the gscheck CLI (default: build/default/tools/gscheck)
+#   --count N      random cases to export (default 20000; 0 exports none)
+#   --seed S       sampling seed (default 1)
+#   --out DIR      work folder for exported cases and report.json (default: build/tf_crosscheck)
+#   --jobs J       TensorFlow worker processes (default: number of cores, at most 4)
+#   --no-corpus    do not add corpus/golden and corpus/tf
+#   PATH...        more case files or folders
+# Environment:
+#   GSCHECK_TF_VENV  the virtual environment (default: ${XDG_CACHE_HOME:-~/.cache}/gscheck/tf-venv);
+#                    created and filled from tools/requirements-tf.txt when missing or stale, and
+#                    reused otherwise, so only the first run pays for the TensorFlow download.
+#   GSCHECK_PYTHON   the Python that creates the venv (default: python3)
+# Exit status: 0 agreement, 1 disagreements, 2 setup error, 77 skipped (PyPI not reachable and no
+# usable venv).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+
+gscheck="$root/build/default/tools/gscheck"
+count=20000
+seed=1
+out="$root/build/tf_crosscheck"
+jobs=$(nproc)
+((jobs > 4)) && jobs=4
+corpus=1
+extra=()
+while (($#)); do
+  case "$1" in
+    --gscheck) gscheck="$2"; shift 2 ;;
+    --count) count="$2"; shift 2 ;;
+    --seed) seed="$2"; shift 2 ;;
+    --out) out="$2"; shift 2 ;;
+    --jobs) jobs="$2"; shift 2 ;;
+    --no-corpus) corpus=0; shift ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -*) echo "tf_crosscheck.sh: unknown option $1" >&2; exit 2 ;;
+    *) extra+=("$1"); shift ;;
+  esac
+done
+
+venv="${GSCHECK_TF_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/gscheck/tf-venv}"
+requirements="$root/tools/requirements-tf.txt"
+want_stamp="$(sha256sum "$requirements" | cut -d' ' -f1)"
+stamp_file="$venv/.gscheck-requirements.sha256"
+now() { date +%s.%N; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+
+venv_ready() {
+  [[ -x "$venv/bin/python" && -f "$stamp_file" && "$(cat "$stamp_file")" == "$want_stamp" ]]
+}
+
+pypi_reachable() {
+  local index="${PIP_INDEX_URL:-https://pypi.org/simple}"
+  "${GSCHECK_PYTHON:-python3}" - "$index" <<'PY' >/dev/null 2>&1
+import sys, urllib.request
+urllib.request.urlopen(sys.argv[1].rstrip("/") + "/tensorflow-cpu/", timeout=8).read(1)
+PY
+}
+
+# One installer at a time (parallel ctest runs share the cache).
+mkdir -p "$(dirname "$venv")"
+exec 9>"$venv.lock"
+flock 9
+t0=$(now)
+if venv_ready; then
+  echo "tf_crosscheck: reusing $venv"
+else
+  if ! pypi_reachable; then
+    echo "SKIPPED: PyPI not reachable (and no TensorFlow venv at $venv)"
+    exit 77
+  fi
+  echo "tf_crosscheck: installing TensorFlow into $venv (first run only)"
+  rm -rf "$venv"
+  "${GSCHECK_PYTHON:-python3}" -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$requirements"
+  echo "$want_stamp" >"$stamp_file"
+fi
+flock -u 9
+t1=$(now)
+echo "tf_crosscheck: venv ready in $(secs "$t0" "$t1") s"
+
+paths=()
+if ((count > 0)); then
+  if [[ ! -x "$gscheck" ]]; then
+    echo "tf_crosscheck: no gscheck CLI at $gscheck (build it, or pass --gscheck)" >&2
+    exit 2
+  fi
+  rm -rf "$out/sweep"
+  mkdir -p "$out"
+  "$gscheck" export --count "$count" --seed "$seed" --out "$out/sweep"
+  paths+=("$out/sweep")
+fi
+t2=$(now)
+if ((count > 0)); then echo "tf_crosscheck: exported $count cases (seed $seed) in $(secs "$t1" "$t2") s"; fi
+
+if ((corpus)); then
+  for d in "$root/corpus/golden" "$root/corpus/tf"; do
+    if [[ -d "$d" ]]; then paths+=("$d"); fi
+  done
+fi
+paths+=("${extra[@]}")
+if ((${#paths[@]} == 0)); then
+  echo "tf_crosscheck: nothing to check" >&2
+  exit 2
+fi
+
+mkdir -p "$out"
+rc=0
+"$venv/bin/python" "$root/tools/tf_crosscheck.py" --jobs "$jobs" --report "$out/report.json" \
+  --known "$root/tools/tf_known_bugs.json" "${paths[@]}" || rc=$?
+t3=$(now)
+echo "tf_crosscheck: TensorFlow run $(secs "$t2" "$t3") s; total $(secs "$t0" "$t3") s"
+exit "$rc"

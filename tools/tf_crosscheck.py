@@ -1,0 +1,778 @@
+#!/usr/bin/env python3
+"""Cross-check gscheck case files against real TensorFlow on the CPU.
+
+Every case file (docs/case_format.md) that carries an `expect` and follows tf-cpu semantics is run
+through TensorFlow's eager ops (tf.gather, tf.gather_nd, tf.scatter_nd, tf.tensor_scatter_nd_*, or
+the tf.raw_ops kernel where an attribute such as bad_indices_policy needs it). TensorFlow's outcome
+is compared with `expect`: outputs bit for bit, errors by class and by the expected message regex.
+
+TensorFlow is the authority: a disagreement means the case file (and the reference that wrote it)
+is wrong, unless the disagreement is a TensorFlow bug listed in a --known file.
+
+TensorFlow aborts the whole process on some inputs (CHECK failures), so cases run in worker
+processes; a worker that dies is reported as a `tf_crash` for the case it was running and replaced.
+
+Usage: tf_crosscheck.py [options] PATH...   (files, or folders searched for *.json)
+Exit status: 0 all agree (or only known differences), 1 disagreements, 2 bad usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import collections
+import json
+import math
+import os
+import re
+import select
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+# Error classes of docs/case_format.md that describe TensorFlow's behaviour; the others
+# (resource_exhausted, unimplemented, internal, parse) describe a backend or harness, so a case
+# expecting one of them says nothing TensorFlow can confirm.
+TF_ERROR_CLASSES = ("invalid_argument", "bad_index", "unsupported")
+
+# ---------------------------------------------------------------------------------------------
+# Case decoding (numpy only; TensorFlow is imported by workers alone).
+
+
+class CaseError(Exception):
+    """A case file that cannot be decoded."""
+
+
+def _np():
+    import numpy as np  # noqa: PLC0415  (workers and the parent import lazily)
+
+    return np
+
+
+def numpy_dtype(name: str):
+    """The numpy dtype for a gscheck dtype name (bfloat16 through ml_dtypes)."""
+    np = _np()
+    if name == "bfloat16":
+        import ml_dtypes  # noqa: PLC0415
+
+        return np.dtype(ml_dtypes.bfloat16)
+    table = {
+        "bool": np.bool_, "int8": np.int8, "int16": np.int16, "int32": np.int32,
+        "int64": np.int64, "uint8": np.uint8, "uint16": np.uint16, "uint32": np.uint32,
+        "uint64": np.uint64, "float16": np.float16, "float32": np.float32,
+        "float64": np.float64, "complex64": np.complex64, "complex128": np.complex128,
+    }
+    if name not in table:
+        raise CaseError(f"unknown dtype {name!r}")
+    return np.dtype(table[name])
+
+
+_FLOAT_WORDS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf, "-0.0": -0.0}
+
+
+def _float_value(v):
+    if isinstance(v, str):
+        if v == "-nan":
+            return math.copysign(math.nan, -1.0)
+        if v in _FLOAT_WORDS:
+            return _FLOAT_WORDS[v]
+        raise CaseError(f"bad float value {v!r}")
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise CaseError(f"bad float value {v!r}")
+    return float(v)
+
+
+def _int_value(v):
+    if isinstance(v, bool):
+        raise CaseError(f"bad integer value {v!r}")
+    if isinstance(v, str):
+        try:
+            return int(v, 10)
+        except ValueError as e:
+            raise CaseError(f"bad integer value {v!r}") from e
+    if isinstance(v, float) and not v.is_integer():
+        raise CaseError(f"bad integer value {v!r}")
+    if not isinstance(v, (int, float)):
+        raise CaseError(f"bad integer value {v!r}")
+    return int(v)
+
+
+def _to_dtype(values, dt_name):
+    """Convert decoded Python scalars to a flat numpy array of dt_name, as gscheck's core does:
+    integers exactly (out-of-range is an error), floats rounded to nearest even, complex from
+    [re, im] pairs."""
+    np = _np()
+    dt = numpy_dtype(dt_name)
+    if dt_name == "bool":
+        if any(not isinstance(v, bool) for v in values):
+            raise CaseError("bool tensor with a non-bool value")
+        return np.array(values, dtype=np.bool_)
+    if dt.kind in "iu":
+        ints = [_int_value(v) for v in values]
+        info = np.iinfo(dt)
+        if any(i < info.min or i > info.max for i in ints):
+            raise CaseError(f"integer value out of range for {dt_name}")
+        return np.array(ints, dtype=dt)
+    if dt.kind == "c":
+        parts = []
+        for v in values:
+            if not (isinstance(v, list) and len(v) == 2):
+                raise CaseError("complex values are [re, im] pairs")
+            parts.append(complex(_float_value(v[0]), _float_value(v[1])))
+        return np.array(parts, dtype=dt)
+    return _narrow_floats(np.array([_float_value(v) for v in values], dtype=np.float64), dt_name)
+
+
+def _narrow_floats(floats, dt_name):
+    """float64 -> dt_name, correctly rounded (nearest even) as core/case_json.cc does: half types
+    go through float32 rounded to odd, which makes the second rounding exact."""
+    np = _np()
+    dt = numpy_dtype(dt_name)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if dt_name not in ("float16", "bfloat16"):
+            return floats.astype(dt)
+        f = floats.astype(np.float32)
+        inexact = (f.astype(np.float64) != floats) & ~np.isnan(floats)
+        toward_zero = inexact & (np.abs(f.astype(np.float64)) > np.abs(floats))
+        f = np.where(toward_zero, np.nextafter(f, np.float32(0)), f)
+        bits = f.view(np.uint32) | np.where(inexact, np.uint32(1), np.uint32(0))
+        return bits.view(np.float32).astype(dt)
+
+
+def decode_tensor(obj, what="tensor"):
+    """A tensor object -> numpy array (string tensors: object array of bytes)."""
+    np = _np()
+    if not isinstance(obj, dict):
+        raise CaseError(f"{what}: not a tensor object")
+    dt_name = obj.get("dtype")
+    shape = obj.get("shape")
+    if not isinstance(dt_name, str) or not isinstance(shape, list):
+        raise CaseError(f"{what}: needs dtype and shape")
+    if any(isinstance(d, bool) or not isinstance(d, int) or d < 0 for d in shape):
+        raise CaseError(f"{what}: bad shape {shape}")
+    count = math.prod(shape)
+    fields = [k for k in ("data", "data_b64", "fill", "iota") if k in obj]
+    if len(fields) != 1:
+        raise CaseError(f"{what}: needs exactly one of data, data_b64, fill, iota")
+    field = fields[0]
+    if dt_name == "string":
+        if field == "data":
+            vals = obj["data"]
+            if not isinstance(vals, list) or any(not isinstance(v, str) for v in vals):
+                raise CaseError(f"{what}: string data must be a list of strings")
+        elif field == "fill":
+            if not isinstance(obj["fill"], str):
+                raise CaseError(f"{what}: string fill must be a string")
+            vals = [obj["fill"]] * count
+        elif field == "iota":
+            s = _int_value(obj["iota"])
+            vals = [str(s + i) for i in range(count)]
+        else:  # data_b64 of a string tensor: one base64 text per element
+            vals = obj["data_b64"]
+            if not isinstance(vals, list) or any(not isinstance(v, str) for v in vals):
+                raise CaseError(f"{what}: string data_b64 must be a list of base64 strings")
+            try:
+                raw = [base64.b64decode(v, validate=True) for v in vals]
+            except ValueError as e:
+                raise CaseError(f"{what}: bad base64") from e
+            if len(raw) != count:
+                raise CaseError(f"{what}: {len(raw)} elements for shape {shape}")
+            arr = np.empty(count, dtype=object)
+            arr[:] = raw
+            return arr.reshape(shape)
+        if len(vals) != count:
+            raise CaseError(f"{what}: {len(vals)} elements for shape {shape}")
+        arr = np.empty(count, dtype=object)
+        arr[:] = [v.encode("utf-8") for v in vals]
+        return arr.reshape(shape)
+    dt = numpy_dtype(dt_name)
+    if field == "data_b64":
+        try:
+            raw = base64.b64decode(obj["data_b64"], validate=True)
+        except (ValueError, TypeError) as e:
+            raise CaseError(f"{what}: bad base64") from e
+        if len(raw) != count * dt.itemsize:
+            raise CaseError(f"{what}: {len(raw)} bytes for shape {shape} of {dt_name}")
+        return np.frombuffer(raw, dtype=dt.newbyteorder("<")).astype(dt).reshape(shape)
+    if field == "data":
+        vals = obj["data"]
+        if not isinstance(vals, list) or len(vals) != count:
+            raise CaseError(f"{what}: data must list {count} elements")
+        return _to_dtype(vals, dt_name).reshape(shape)
+    if field == "fill":
+        one = _to_dtype([obj["fill"]], dt_name)
+        return np.full(shape, one[0], dtype=dt)
+    start = obj["iota"]
+    if dt_name == "bool":
+        raise CaseError(f"{what}: iota is not defined for bool")
+    if dt.kind in "iu":
+        first = _int_value(start)
+        info = np.iinfo(dt)
+        if first < info.min or (count and first + count - 1 > info.max):
+            raise CaseError(f"{what}: iota leaves the range of {dt_name}")
+        return np.array([first + i for i in range(count)], dtype=dt).reshape(shape)
+    if isinstance(start, bool) or not isinstance(start, (int, float)):
+        raise CaseError(f"{what}: iota needs a number")
+    vals = np.arange(count, dtype=np.float64) + float(start)
+    if dt.kind == "c":
+        return vals.astype(dt).reshape(shape)
+    return _narrow_floats(vals, dt_name).reshape(shape)
+
+
+def tensor_nbytes(obj) -> int:
+    """Approximate bytes of a tensor object without decoding it."""
+    try:
+        count = math.prod(int(d) for d in obj.get("shape", []))
+        size = 16 if obj.get("dtype") == "string" else numpy_dtype(obj["dtype"]).itemsize
+        return count * size
+    except (CaseError, KeyError, TypeError, ValueError):
+        return 0
+
+
+def estimated_output_bytes(case) -> int:
+    """An upper estimate of the output size, to refuse cases that would make TensorFlow allocate
+    gigabytes (only shapes are read; invalid combinations estimate low and fail fast in TF)."""
+    inputs = case.get("inputs", {})
+    op = case.get("op")
+    try:
+        if op == "gather":
+            p, i = inputs["params"], inputs["indices"]
+            return tensor_nbytes(p) * max(1, math.prod(i["shape"]))
+        if op == "gather_nd":
+            p, i = inputs["params"], inputs["indices"]
+            rows = math.prod(i["shape"][:-1]) if i["shape"] else 1
+            return tensor_nbytes(p) * max(1, rows)
+        if op == "scatter_nd":
+            s = decode_tensor(inputs["shape"], "shape")
+            item = tensor_nbytes({"dtype": inputs["updates"]["dtype"], "shape": [1]})
+            dims = [int(d) for d in s.reshape(-1)]
+            return item * math.prod(d for d in dims if d > 0) if dims else item
+        return tensor_nbytes(inputs["tensor"])
+    except (CaseError, KeyError, TypeError, ValueError, OverflowError):
+        return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# TensorFlow side (worker processes).
+
+_TF_PREFIX = re.compile(r"^\{\{function_node [^}]*\}\}\s*")
+_TF_SUFFIX = re.compile(r"(, node name: [^\[]*)?\s*\[Op:[A-Za-z0-9_]+\]( name:.*)?$", re.S)
+
+
+def clean_tf_message(msg: str) -> str:
+    """TensorFlow's eager message without the decorations it adds around the kernel's text:
+    the '{{function_node ...}}' prefix, the ', node name: X' and ' [Op:X] name: ' suffixes."""
+    msg = _TF_PREFIX.sub("", msg.strip())
+    msg = _TF_SUFFIX.sub("", msg)
+    return msg.strip()
+
+
+_BAD_INDEX_TEXT = re.compile(r"is not in \[|does not index into")
+
+
+def classify_tf_error(kind: str, msg: str) -> tuple[str, str]:
+    """(error class, cleaned message) for an exception type name and its text."""
+    text = clean_tf_message(msg)
+    if kind == "InvalidArgumentError":
+        if "is not in the list of allowed values" in text:
+            return "unsupported", text
+        if _BAD_INDEX_TEXT.search(text):
+            return "bad_index", text
+        return "invalid_argument", text
+    if kind in ("NotFoundError", "TypeError", "UnimplementedError"):
+        # No kernel for the dtype/attribute combination; keep the first line (the list of
+        # registered kernels that follows is long and version dependent).
+        return "unsupported", text.splitlines()[0] if text else text
+    if kind == "ValueError":
+        return "invalid_argument", text
+    if kind == "ResourceExhaustedError":
+        return "resource_exhausted", text
+    return "internal", f"{kind}: {text}"
+
+
+def _tf_call(tf, case, arrays):
+    op = case["op"]
+    attrs = case.get("attrs") or {}
+    policy = attrs.get("bad_indices_policy", "") or ""
+    batch_dims = attrs.get("batch_dims", 0)
+    t = {k: tf.constant(v) for k, v in arrays.items() if k != "axis"}
+    if op == "gather":
+        if "axis" in arrays:  # a tensor-valued axis: the kernel, as Python would pass it
+            return tf.raw_ops.GatherV2(params=t["params"], indices=t["indices"],
+                                       axis=tf.constant(arrays["axis"]), batch_dims=batch_dims)
+        return tf.gather(t["params"], t["indices"], axis=attrs.get("axis"), batch_dims=batch_dims)
+    if op == "gather_nd":
+        return tf.gather_nd(t["params"], t["indices"], batch_dims=batch_dims,
+                            bad_indices_policy=policy)
+    if op == "scatter_nd":
+        return tf.scatter_nd(t["indices"], t["updates"], t["shape"], bad_indices_policy=policy)
+    public = {
+        "tensor_scatter_nd_update": (tf.tensor_scatter_nd_update, tf.raw_ops.TensorScatterUpdate),
+        "tensor_scatter_nd_add": (tf.tensor_scatter_nd_add, tf.raw_ops.TensorScatterAdd),
+        "tensor_scatter_nd_sub": (tf.tensor_scatter_nd_sub, tf.raw_ops.TensorScatterSub),
+        "tensor_scatter_nd_min": (tf.tensor_scatter_nd_min, tf.raw_ops.TensorScatterMin),
+        "tensor_scatter_nd_max": (tf.tensor_scatter_nd_max, tf.raw_ops.TensorScatterMax),
+    }
+    if op not in public:
+        raise CaseError(f"unknown op {op!r}")
+    api, raw = public[op]
+    if policy == "":
+        return api(t["tensor"], t["indices"], t["updates"])
+    # The Python wrappers have no bad_indices_policy argument; the kernel attribute does.
+    return raw(tensor=t["tensor"], indices=t["indices"], updates=t["updates"],
+               bad_indices_policy=policy)
+
+
+INPUT_NAMES = {
+    "gather": ("params", "indices"),
+    "gather_nd": ("params", "indices"),
+    "scatter_nd": ("indices", "updates", "shape"),
+}
+
+
+def run_in_tensorflow(tf, case):
+    """TensorFlow's outcome for a case: {"output": array} or {"error": {class, message}}."""
+    op = case.get("op")
+    names = INPUT_NAMES.get(op, ("tensor", "indices", "updates"))
+    inputs = case.get("inputs") or {}
+    arrays = {}
+    for n in names:
+        if n not in inputs:
+            raise CaseError(f"{op} needs input {n!r}")
+        arrays[n] = decode_tensor(inputs[n], n)
+    axis = (case.get("attrs") or {}).get("axis")
+    if isinstance(axis, dict):
+        arrays["axis"] = decode_tensor(axis, "axis")
+    try:
+        out = _tf_call(tf, case, arrays)
+        return {"output": out.numpy()}
+    except (tf.errors.OpError, TypeError, ValueError) as e:
+        kind = type(e).__name__
+        text = e.message if isinstance(e, tf.errors.OpError) else str(e)
+        cls, msg = classify_tf_error(kind, text)
+        return {"error": {"class": cls, "message": msg, "exception": kind}}
+
+
+# ---------------------------------------------------------------------------------------------
+# Comparison.
+
+NUMPY_TO_NAME = {
+    "bool": "bool", "int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64",
+    "uint8": "uint8", "uint16": "uint16", "uint32": "uint32", "uint64": "uint64",
+    "float16": "float16", "bfloat16": "bfloat16", "float32": "float32", "float64": "float64",
+    "complex64": "complex64", "complex128": "complex128", "object": "string", "bytes": "string",
+}
+
+
+def _dtype_name(arr):
+    name = arr.dtype.name
+    if name.startswith("bytes"):
+        return "string"
+    return NUMPY_TO_NAME.get(name, name)
+
+
+def _element_text(arr, i):
+    v = arr.reshape(-1)[i]
+    if arr.dtype == object:
+        return repr(v)
+    bits = arr.reshape(-1)[i : i + 1].tobytes().hex()
+    return f"{v!r} (0x{bits})"
+
+
+def summarize_output(arr, limit=8):
+    flat = arr.reshape(-1)
+    shown = [_element_text(arr, i) for i in range(min(limit, flat.size))]
+    return {"dtype": _dtype_name(arr), "shape": list(arr.shape), "first": shown,
+            "elements": int(flat.size)}
+
+
+def compare_outputs(tf_out, want):
+    """None when bit-identical; otherwise a description of the first differences."""
+    np = _np()
+    if _dtype_name(tf_out) != _dtype_name(want):
+        return {"why": "dtype", "tf": _dtype_name(tf_out), "reference": _dtype_name(want)}
+    if tuple(tf_out.shape) != tuple(want.shape):
+        return {"why": "shape", "tf": list(tf_out.shape), "reference": list(want.shape)}
+    a, b = tf_out.reshape(-1), want.reshape(-1)
+    if a.dtype == object or b.dtype == object:
+        diff = [i for i in range(a.size) if bytes(a[i]) != bytes(b[i])]
+    else:
+        item = a.dtype.itemsize
+        ra = np.frombuffer(a.tobytes(), dtype=np.uint8).reshape(-1, item)
+        rb = np.frombuffer(b.astype(a.dtype).tobytes(), dtype=np.uint8).reshape(-1, item)
+        diff = np.nonzero((ra != rb).any(axis=1))[0].tolist() if a.size else []
+    if not diff:
+        return None
+    first = diff[:5]
+    return {
+        "why": "elements",
+        "differing": len(diff),
+        "examples": [{"flat_index": int(i), "tf": _element_text(tf_out, i),
+                      "reference": _element_text(want, i)} for i in first],
+    }
+
+
+def _normalize(msg: str) -> str:
+    """A message template for grouping: numbers and bracketed lists replaced."""
+    msg = re.sub(r"\[[-0-9, ]*\]", "[..]", msg)
+    return re.sub(r"-?\d+", "#", msg)
+
+
+def expect_side(expect):
+    """The reference's side of a disagreement, from the case's expect."""
+    if "output" in expect:
+        try:
+            return {"output": summarize_output(decode_tensor(expect["output"], "expect.output"))}
+        except CaseError as e:
+            return {"unreadable": str(e)}
+    err = expect.get("error") or {}
+    return {"error": {"class": err.get("class"), "message": err.get("message")}}
+
+
+def compare_case(case, tf_outcome):
+    """(agree, details). details explains a disagreement: kind and both sides."""
+    expect = case["expect"]
+    if "error" in tf_outcome:
+        tf_side = {"error": {k: tf_outcome["error"][k] for k in ("class", "message")}}
+    else:
+        tf_side = {"output": summarize_output(tf_outcome["output"])}
+    if "output" in expect:
+        want = decode_tensor(expect["output"], "expect.output")
+        ref_side = {"output": summarize_output(want)}
+        if "error" in tf_outcome:
+            return False, {"kind": "tf_error_reference_output", "tf": tf_side,
+                           "reference": ref_side}
+        diff = compare_outputs(tf_outcome["output"], want)
+        if diff is None:
+            return True, None
+        return False, {"kind": "output_differs", "tf": tf_side, "reference": ref_side,
+                       "difference": diff}
+    err = expect.get("error") or {}
+    ref_side = {"error": {"class": err.get("class"), "message": err.get("message")}}
+    if "output" in tf_outcome:
+        return False, {"kind": "tf_output_reference_error", "tf": tf_side, "reference": ref_side}
+    tf_err = tf_outcome["error"]
+    if tf_err["class"] != err.get("class"):
+        return False, {"kind": "error_class_differs", "tf": tf_side, "reference": ref_side}
+    pattern = err.get("message")
+    if pattern:
+        try:
+            hit = re.search(pattern, tf_err["message"]) is not None
+        except re.error as e:
+            hit = False
+            ref_side["error"]["regex_error"] = str(e)
+        if not hit:
+            return False, {"kind": "error_message_differs", "tf": tf_side, "reference": ref_side}
+    return True, None
+
+
+# ---------------------------------------------------------------------------------------------
+# Worker: reads case paths (one per line), answers one JSON line each.
+
+
+def worker_main():
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")  # CPU semantics, whatever is installed
+    import tensorflow as tf  # noqa: PLC0415
+
+    tf.config.set_visible_devices([], "GPU")
+    out = sys.stdout
+    for line in sys.stdin:
+        path = line.rstrip("\n")
+        try:
+            case = json.loads(Path(path).read_text(encoding="utf-8"))
+            tf_outcome = run_in_tensorflow(tf, case)
+            agree, details = compare_case(case, tf_outcome)
+            tf_result = ({"error": tf_outcome["error"]} if "error" in tf_outcome
+                         else {"output": summarize_output(tf_outcome["output"])})
+            reply = {"agree": agree, "details": details, "tf": tf_result}
+        except (CaseError, json.JSONDecodeError, OSError, KeyError) as e:
+            reply = {"unreadable": f"{type(e).__name__}: {e}"}
+        out.write(json.dumps(reply) + "\n")
+        out.flush()
+
+
+class Worker:
+    """One TensorFlow worker process; restarted after a crash or a timeout."""
+
+    def __init__(self, python: str, script: str):
+        self.python, self.script = python, script
+        self.proc = None
+        self.stderr = None
+
+    def _start(self):
+        self.stderr = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen(
+            [self.python, self.script, "--worker"], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=self.stderr, text=True, bufsize=1)
+
+    def _stderr_tail(self):
+        self.stderr.seek(0)
+        lines = self.stderr.read().decode("utf-8", "replace").splitlines()
+        fatal = [ln for ln in lines if re.match(r"^[FE]\d{4} ", ln) or "Check failed" in ln]
+        return (fatal or lines)[-3:]
+
+    def run(self, path: str, timeout: float):
+        if self.proc is None or self.proc.poll() is not None:
+            self._start()
+        self.proc.stdin.write(path + "\n")
+        self.proc.stdin.flush()
+        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
+        line = self.proc.stdout.readline() if ready else ""
+        if line:
+            return json.loads(line)
+        if not ready:
+            self.proc.kill()
+            self.proc.wait()
+            reply = {"crash": f"no answer within {timeout:.0f} s (killed)"}
+        else:
+            code = self.proc.wait()
+            reply = {"crash": f"TensorFlow process died (exit status {code})",
+                     "stderr": self._stderr_tail()}
+        self.proc = None
+        return reply
+
+    def close(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.stdin.close()
+            self.proc.wait()
+
+
+# ---------------------------------------------------------------------------------------------
+# Driver.
+
+
+def collect_files(paths):
+    files = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            files.extend(sorted(q for q in p.rglob("*.json") if q.is_file()))
+        elif p.is_file():
+            files.append(p)
+        else:
+            raise FileNotFoundError(p)
+    return files
+
+
+def load_known(path):
+    if not path:
+        return []
+    entries = json.loads(Path(path).read_text(encoding="utf-8"))["known"]
+    for e in entries:
+        e["_re"] = re.compile(e["tf_message"])
+    return entries
+
+
+def match_known(known, kind, op, tf_text):
+    for e in known:
+        if e["kind"] == kind and e.get("op", op) == op and e["_re"].search(tf_text or ""):
+            return e
+    return None
+
+
+def screen(case, max_bytes):
+    """A reason to skip the case, or None."""
+    if not isinstance(case, dict) or case.get("gscheck_case") != 1:
+        return "not a gscheck case file"
+    if case.get("semantics", "tf-cpu") != "tf-cpu":
+        return "tf-gpu semantics (TensorFlow runs here on the CPU)"
+    expect = case.get("expect")
+    if not isinstance(expect, dict) or not ("output" in expect or "error" in expect):
+        return "no expect"
+    if "error" in expect and (expect["error"] or {}).get("class") not in TF_ERROR_CLASSES:
+        return f"expects {expect['error'].get('class')} (not a TensorFlow outcome)"
+    inputs = case.get("inputs") or {}
+    total = sum(tensor_nbytes(t) for t in inputs.values() if isinstance(t, dict))
+    total += estimated_output_bytes(case)
+    if total > max_bytes:
+        return f"about {total} bytes, over --max-bytes"
+    return None
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("paths", nargs="*", help="case files or folders")
+    ap.add_argument("--report", help="write the JSON report here")
+    ap.add_argument("--jobs", type=int, default=max(1, min(4, (os.cpu_count() or 1))),
+                    help="TensorFlow worker processes (default: min(4, cores))")
+    ap.add_argument("--timeout", type=float, default=120.0, help="seconds per case")
+    ap.add_argument("--max-bytes", type=int, default=256 << 20,
+                    help="skip cases whose inputs plus output exceed this (default 256 MiB)")
+    ap.add_argument("--known", help="JSON file of known TensorFlow bugs that are not failures")
+    ap.add_argument("--show", type=int, default=3, help="examples printed per disagreement group")
+    ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.worker:
+        worker_main()
+        return 0
+    if not args.paths:
+        ap.error("no case files given")
+    try:
+        files = collect_files(args.paths)
+        known = load_known(args.known)
+    except (FileNotFoundError, KeyError, json.JSONDecodeError, re.error) as e:
+        print(f"tf_crosscheck: {e}", file=sys.stderr)
+        return 2
+
+    started = time.monotonic()
+    jobs, skipped, unreadable = [], collections.Counter(), []
+    for f in files:
+        try:
+            case = json.loads(f.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError, UnicodeDecodeError) as e:
+            unreadable.append({"file": str(f), "why": str(e)})
+            continue
+        why = screen(case, args.max_bytes)
+        if why:
+            skipped[why.split(" (")[0] if "bytes" not in why else "too large"] += 1
+            continue
+        jobs.append((f, case))
+
+    results = [None] * len(jobs)
+    lock = threading.Lock()
+    next_job = [0]
+
+    def pump():
+        w = Worker(sys.executable, os.path.abspath(__file__))
+        try:
+            while True:
+                with lock:
+                    k = next_job[0]
+                    next_job[0] += 1
+                if k >= len(jobs):
+                    return
+                results[k] = w.run(str(jobs[k][0]), args.timeout)
+        finally:
+            w.close()
+
+    threads = [threading.Thread(target=pump) for _ in range(max(1, args.jobs))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+    agree, disagreements, known_hits = 0, [], []
+    by_kind = collections.Counter()
+    groups = collections.OrderedDict()
+    for (f, case), r in zip(jobs, results):
+        op = case.get("op")
+        if "unreadable" in r:
+            unreadable.append({"file": str(f), "why": r["unreadable"]})
+            continue
+        if r.get("agree"):
+            agree += 1
+            continue
+        if "crash" in r:
+            details = {"kind": "tf_crash", "tf": {"crash": r["crash"], "stderr": r.get("stderr")},
+                       "reference": expect_side(case["expect"])}
+            tf_text = " ".join(r.get("stderr") or [r["crash"]])
+        else:
+            details = r["details"]
+            tf_err = details["tf"].get("error")
+            tf_text = tf_err["message"] if tf_err else ""
+        entry = {"file": str(f), "name": case.get("name"), "op": op, **details}
+        hit = match_known(known, details["kind"], op, tf_text)
+        if hit:
+            entry["known"] = hit["why"]
+            known_hits.append(entry)
+            continue
+        disagreements.append(entry)
+        by_kind[details["kind"]] += 1
+        ref_err = (details.get("reference") or {}).get("error") or {}
+        tf_err = (details.get("tf") or {}).get("error") or {}
+        key = (details["kind"], op, tf_err.get("class"), ref_err.get("class"),
+               _normalize(tf_text)[:160])
+        groups.setdefault(key, []).append(entry)
+
+    elapsed = time.monotonic() - started
+    summary = {
+        "files": len(files),
+        "checked": len(jobs),
+        "agree": agree,
+        "disagree": len(disagreements),
+        "known_tf_bugs": len(known_hits),
+        "unreadable": len(unreadable),
+        "skipped": dict(skipped),
+        "disagreements_by_kind": dict(by_kind),
+        "seconds": round(elapsed, 1),
+    }
+    report = {
+        "tool": "tf_crosscheck",
+        "versions": versions(),
+        "summary": summary,
+        "groups": [
+            {"kind": k[0], "op": k[1], "tf_class": k[2], "reference_class": k[3],
+             "tf_message_template": k[4], "count": len(v), "files": [e["file"] for e in v]}
+            for k, v in groups.items()
+        ],
+        "disagreements": disagreements,
+        "known_tf_bugs": known_hits,
+        "unreadable": unreadable,
+    }
+    print_summary(report, args.show)
+    if args.report:
+        Path(args.report).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.report).write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+        print(f"report: {args.report}")
+    return 1 if disagreements or unreadable else 0
+
+
+def versions():
+    """Versions of the Python packages the verdicts depend on (read without importing TF)."""
+    from importlib import metadata  # noqa: PLC0415
+
+    out = {"python": sys.version.split()[0]}
+    for pkg in ("tensorflow-cpu", "tensorflow", "numpy", "ml_dtypes"):
+        try:
+            out[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            pass
+    return out
+
+
+def _side_text(side):
+    if side is None:
+        return "?"
+    if "error" in side and side["error"]:
+        e = side["error"]
+        return f"error {e.get('class')}: {e.get('message')!r}"
+    if "output" in side:
+        o = side["output"]
+        return f"output {o['dtype']}{o['shape']} {', '.join(o['first'][:4])}"
+    if "crash" in side:
+        return f"crash: {side['crash']} {' | '.join(side.get('stderr') or [])}"
+    return json.dumps(side)[:300]
+
+
+def print_summary(report, show):
+    s = report["summary"]
+    v = report["versions"]
+    tf_v = v.get("tensorflow-cpu") or v.get("tensorflow") or "?"
+    print(f"tf_crosscheck: TensorFlow {tf_v} (CPU), numpy {v.get('numpy', '?')}, "
+          f"python {v['python']}")
+    print(f"  files {s['files']}, checked {s['checked']}, agree {s['agree']}, "
+          f"disagree {s['disagree']}, known TF bugs {s['known_tf_bugs']}, "
+          f"unreadable {s['unreadable']}, {s['seconds']} s")
+    for why, n in sorted(s["skipped"].items()):
+        print(f"  skipped {n}: {why}")
+    for kind, n in sorted(s["disagreements_by_kind"].items()):
+        print(f"  disagreements {kind}: {n}")
+    for g in report["groups"]:
+        print(f"\n[{g['kind']}] {g['op']}: {g['count']} case(s); TF {g['tf_class']}, "
+              f"reference {g['reference_class']}")
+        shown = [d for d in report["disagreements"] if d["file"] in set(g["files"][:show])]
+        for d in shown:
+            print(f"  {d['file']}")
+            print(f"    TF:        {_side_text(d.get('tf'))}")
+            print(f"    reference: {_side_text(d.get('reference'))}")
+            if d.get("difference"):
+                print(f"    difference: {json.dumps(d['difference'])[:400]}")
+    for u in report["unreadable"][:show]:
+        print(f"unreadable: {u['file']}: {u['why']}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
