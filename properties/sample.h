@@ -11,14 +11,14 @@ namespace gscheck::gen {
 
 /// What to sample.
 struct SampleOptions {
-  uint64_t seed = 1;           ///< same seed, same cases (on the same build)
-  int count = 100;             ///< number of cases
-  int size = 30;               ///< RapidCheck size: larger means bigger shapes and more rows
-  double invalid_fraction = 0.2;  ///< share of cases aimed at a validation rule
-  std::vector<Op> ops;         ///< empty: every op
-  std::vector<DType> dtypes;   ///< empty: every dtype the op takes on TensorFlow's CPU
-  std::vector<DType> index_dtypes;  ///< empty: int32 and int64
-  std::vector<Semantics> semantics; ///< empty: both
+  uint64_t seed = 1;                 ///< same seed, same cases (on the same build)
+  int count = 100;                   ///< number of cases
+  int size = 30;                     ///< RapidCheck size: larger means bigger shapes and more rows
+  double invalid_fraction = 0.2;     ///< share of cases aimed at a validation rule
+  std::vector<Op> ops;               ///< empty: every op
+  std::vector<DType> dtypes;         ///< empty: every dtype the op takes on TensorFlow's CPU
+  std::vector<DType> index_dtypes;   ///< empty: int32 and int64
+  std::vector<Semantics> semantics;  ///< empty: both
 };
 
 /// Draw opts.count cases deterministically from opts.seed. Case names record the seed and the
