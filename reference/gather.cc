@@ -1,0 +1,169 @@
+// tf.gather: Python's axis/batch_dims handling, then GatherV2's checks and copy.
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+#include "reference/ops.h"
+#include "reference/validate.h"
+
+namespace gscheck::reference::detail {
+namespace {
+
+// params viewed as [batch, outer, dim, inner]; indices as [batch, n]; out as [batch, outer, n,
+// inner].
+struct Geometry {
+  int64_t batch = 1, outer = 1, dim = 0, inner = 1, n = 0;
+};
+
+// Copies every row; returns the flat position of the first bad index when bad indices raise
+// (tf-cpu), else -1. Bad indices under tf-gpu give zero (default-constructed) elements.
+template <class T, class Index>
+int64_t gather_rows(const Tensor& params, const Tensor& indices, Tensor& out, const Geometry& g,
+                    bool raise) {
+  const T* p = params.data_as<T>();
+  const Index* ix = indices.data_as<Index>();
+  T* o = out.data_as<T>();
+  const int64_t inner = g.inner;
+  [[maybe_unused]] const std::size_t slice_bytes = static_cast<std::size_t>(inner) * sizeof(T);
+  for (int64_t b = 0; b < g.batch; ++b) {
+    const Index* ib = ix + b * g.n;
+    for (int64_t q = 0; q < g.outer; ++q) {
+      const int64_t bq = b * g.outer + q;
+      const T* src = p + bq * g.dim * inner;
+      T* dst = o + bq * g.n * inner;
+      for (int64_t i = 0; i < g.n; ++i, dst += inner) {
+        const int64_t v = static_cast<int64_t>(ib[i]);
+        if (!in_range(v, g.dim)) {
+          if (raise) return b * g.n + i;
+          std::fill_n(dst, inner, T{});
+          continue;
+        }
+        if constexpr (std::is_same_v<T, std::string>) {
+          std::copy_n(src + v * inner, inner, dst);
+        } else {
+          std::memcpy(dst, src + v * inner, slice_bytes);
+        }
+      }
+    }
+  }
+  return -1;
+}
+
+}  // namespace
+
+Outcome run_gather(const Case& c, const Options& options) {
+  const Tensor& params = *c.params;
+  const Tensor& indices = *c.indices;
+  if (!is_index_dtype(indices.dtype())) {
+    return unsupported("gather: TensorFlow has no GatherV2 kernel for indices of dtype " +
+                       std::string(dtype_name(indices.dtype())) +
+                       " (it registers int16, int32 and int64)");
+  }
+
+  // Python: axis=None means axis=batch_dims; a constant axis of 0 calls GatherV2 without
+  // batch_dims (array_ops.gather), so batch_dims is then dropped.
+  const Tensor axis_tensor =
+      c.axis ? *c.axis : Tensor::from_values<int64_t>(Shape{}, {c.batch_dims});
+  int64_t batch_dims = c.batch_dims;
+  if (axis_tensor.rank() == 0 && axis_tensor.int_at(0) == 0) batch_dims = 0;
+
+  // The kernel reads its batch_dims attribute as an int32.
+  if (batch_dims < std::numeric_limits<int32_t>::min() ||
+      batch_dims > std::numeric_limits<int32_t>::max()) {
+    return invalid_argument("Attr batch_dims has value " + std::to_string(batch_dims) +
+                            " out of range for an int32");
+  }
+
+  const int rp = params.rank();
+  const int ri = indices.rank();
+  if (rp < 1) return invalid_argument("params must be at least 1 dimensional");
+  if (axis_tensor.rank() != 0) return invalid_argument("axis must be scalar");
+  if (axis_tensor.dtype() != DType::kInt32 && axis_tensor.dtype() != DType::kInt64) {
+    return invalid_argument("axis must be int32 or int64.");
+  }
+  int64_t axis = axis_tensor.int_at(0);
+  if (axis == std::numeric_limits<int64_t>::max()) {
+    return invalid_argument("axis must be less than kint64max");
+  }
+  // -axis overflows for INT64_MIN: compute the minimum rank unsigned.
+  const uint64_t min_rank =
+      axis < 0 ? uint64_t{0} - static_cast<uint64_t>(axis) : static_cast<uint64_t>(axis) + 1;
+  if (static_cast<uint64_t>(rp) < min_rank) {
+    return invalid_argument("Shape must be at least rank " + std::to_string(min_rank) +
+                            " but is rank " + std::to_string(rp));
+  }
+  if (axis < 0) axis += rp;
+
+  if (batch_dims != 0) {
+    if (batch_dims < -ri || batch_dims > ri) {
+      return invalid_argument("Expected batch_dims in the range [" + std::to_string(-ri) + ", " +
+                              std::to_string(ri) + "], but got " + std::to_string(batch_dims));
+    }
+    if (batch_dims < 0) batch_dims += ri;
+    if (batch_dims >= rp) {
+      return invalid_argument("batch_dims (" + std::to_string(batch_dims) +
+                              ") must be less than rank(params) (" + std::to_string(rp) + ").");
+    }
+    if (axis < batch_dims) {
+      return invalid_argument("batch_dims (" + std::to_string(batch_dims) +
+                              ") must be less than or equal to axis (" + std::to_string(axis) +
+                              ").");
+    }
+    for (int i = 0; i < batch_dims; ++i) {
+      if (params.shape().dim(i) != indices.shape().dim(i)) {
+        return invalid_argument("params.shape[" + std::to_string(i) +
+                                "]: " + std::to_string(params.shape().dim(i)) +
+                                " should be equal to indices.shape[" + std::to_string(i) +
+                                "]: " + std::to_string(indices.shape().dim(i)));
+      }
+    }
+  }
+
+  const auto& pd = params.shape().dims();
+  const auto& id = indices.shape().dims();
+  const size_t a = static_cast<size_t>(axis);
+  const size_t bd = static_cast<size_t>(batch_dims);
+  const int64_t gather_dim = pd[a];
+  if (gather_dim > index_max(indices.dtype())) {
+    return invalid_argument("params.shape[" + std::to_string(axis) + "] too large for " +
+                            index_type_name(indices.dtype()) +
+                            " indexing: " + std::to_string(gather_dim) + " > " +
+                            std::to_string(index_max(indices.dtype())));
+  }
+
+  // params.shape[:axis] + indices.shape[batch_dims:] + params.shape[axis+1:]
+  std::vector<int64_t> out_dims(pd.begin(), pd.begin() + static_cast<std::ptrdiff_t>(a));
+  out_dims.insert(out_dims.end(), id.begin() + static_cast<std::ptrdiff_t>(bd), id.end());
+  out_dims.insert(out_dims.end(), pd.begin() + static_cast<std::ptrdiff_t>(a) + 1, pd.end());
+  GSCHECK_RETURN_IF_ERROR(check_output_rank("gather", static_cast<int64_t>(out_dims.size())));
+  Expected<Tensor> out =
+      Tensor::uninitialized(params.dtype(), Shape(std::move(out_dims)), options.max_output_bytes);
+  if (!out.ok()) return out.error();
+  // Lazy validation: with no output element (N, outer, inner or batch 0) no index is read.
+  if (out->num_elements() == 0) return out;
+
+  // Every factor below divides the non-zero output count, so none overflows.
+  Geometry g;
+  g.batch = product(pd, 0, bd).value;
+  g.outer = product(pd, bd, a).value;
+  g.dim = gather_dim;
+  g.inner = product(pd, a + 1, pd.size()).value;
+  g.n = indices.num_elements() / g.batch;
+
+  const bool raise = c.semantics == Semantics::kTfCpu;
+  const int64_t bad = visit_dtype(params.dtype(), [&](auto ttag) {
+    using T = typename decltype(ttag)::type;
+    return visit_index_dtype(indices.dtype(), [&](auto itag) {
+      using Index = typename decltype(itag)::type;
+      return gather_rows<T, Index>(params, indices, *out, g, raise);
+    });
+  });
+  if (bad >= 0) {
+    return bad_index("indices" + slice_debug_string(indices.shape(), bad) + " = " +
+                     std::to_string(indices.int_at(bad)) + " is not in [0, " +
+                     std::to_string(gather_dim) + ")");
+  }
+  return out;
+}
+
+}  // namespace gscheck::reference::detail

@@ -1,0 +1,208 @@
+// tf.gather_nd: Python's batch_dims lowering (batch coordinates prepended to every index row),
+// then GatherNd's checks and copy.
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+#include "reference/ops.h"
+#include "reference/validate.h"
+
+namespace gscheck::reference::detail {
+namespace {
+
+constexpr int kMaxDepth = 7;  // GatherNd instantiates index depths 0..7
+
+// The lowered problem: rows of the augmented indices [batch, rows_per_batch, batch_dims + depth].
+struct Geometry {
+  int64_t batch = 1;                // prod(params.shape[:batch_dims])
+  int64_t rows_per_batch = 0;       // rows of one batch
+  int64_t batch_stride = 0;         // slices between consecutive batches of params
+  int depth = 0;                    // coordinates read from indices per row (without batch coords)
+  int64_t dims[kMaxDepth] = {};     // params dims addressed by those coordinates
+  int64_t strides[kMaxDepth] = {};  // their strides, in slices
+  int64_t slice = 1;                // elements per slice
+};
+
+// Gathers every row; returns the last bad row when bad indices raise, else -1. Bad rows give a
+// zero (default-constructed) slice.
+template <class T, class Index>
+int64_t gather_nd_rows(const Tensor& params, const Tensor& indices, Tensor& out, const Geometry& g,
+                       bool raise) {
+  const T* p = params.data_as<T>();
+  const Index* ix = indices.data_as<Index>();
+  T* o = out.data_as<T>();
+  [[maybe_unused]] const std::size_t slice_bytes = static_cast<std::size_t>(g.slice) * sizeof(T);
+  int64_t bad = -1;
+  int64_t r = 0;
+  for (int64_t b = 0; b < g.batch; ++b) {
+    const int64_t base = b * g.batch_stride;
+    for (int64_t i = 0; i < g.rows_per_batch; ++i, ++r) {
+      const Index* row = ix + r * g.depth;
+      int64_t offset = base;
+      bool ok = true;
+      for (int k = 0; k < g.depth; ++k) {
+        const int64_t v = static_cast<int64_t>(row[k]);
+        ok &= in_range(v, g.dims[k]);
+        offset += v * g.strides[k];  // only used when every coordinate is in range
+      }
+      T* dst = o + r * g.slice;
+      if (!ok) {
+        bad = r;
+        if (!raise) std::fill_n(dst, g.slice, T{});
+        continue;  // TF's CPU generator records the row and moves on
+      }
+      if constexpr (std::is_same_v<T, std::string>) {
+        std::copy_n(p + offset * g.slice, g.slice, dst);
+      } else {
+        std::memcpy(dst, p + offset * g.slice, slice_bytes);
+      }
+    }
+  }
+  return raise ? bad : -1;
+}
+
+}  // namespace
+
+Outcome run_gather_nd(const Case& c, const Options& options) {
+  const Tensor& params = *c.params;
+  const Tensor& indices = *c.indices;
+  if (!is_index_dtype(indices.dtype())) {
+    return unsupported("gather_nd: TensorFlow has no GatherNd kernel for indices of dtype " +
+                       std::string(dtype_name(indices.dtype())) +
+                       " (it registers int16, int32 and int64)");
+  }
+  const int rp = params.rank();
+  const int ri = indices.rank();
+  const auto& pd = params.shape().dims();
+  const auto& id = indices.shape().dims();
+
+  // Python's batch_gather_nd checks and lowering.
+  const int64_t bd = c.batch_dims;
+  int64_t batch = 1;
+  if (bd < 0) return invalid_argument("tf.gather_nd does not allow negative batch_dims.");
+  if (bd > 0) {
+    if (bd >= ri) {
+      return invalid_argument("Argument `batch_dims` = " + std::to_string(bd) +
+                              " must be less than rank(`indices`) = " + std::to_string(ri));
+    }
+    if (bd >= rp) {
+      return invalid_argument("Argument `batch_dims` = " + std::to_string(bd) +
+                              " must be less than rank(`params`) = " + std::to_string(rp));
+    }
+    // indices are reshaped to [prod(params.shape[:batch_dims])] + indices.shape[batch_dims:].
+    const Product pb = product(pd, 0, static_cast<size_t>(bd));
+    const Product rest = product(id, static_cast<size_t>(bd), id.size());
+    std::optional<int64_t> want =
+        pb.overflow || rest.overflow ? std::nullopt : checked_mul(pb.value, rest.value);
+    if (!want || *want != indices.num_elements()) {
+      return invalid_argument("Input to reshape is a tensor with " +
+                              std::to_string(indices.num_elements()) +
+                              " values, but the requested shape has " +
+                              (want ? std::to_string(*want) : pb.text() + " * " + rest.text()));
+    }
+    batch = pb.value;
+  }
+
+  Expected<BadIndicesPolicy> policy = parse_policy(c.bad_indices_policy);
+  if (!policy.ok()) return policy.error();
+
+  if (rp < 1) return invalid_argument("params must be at least a vector");
+  if (ri < 1) return invalid_argument("indices must be at least a vector");
+  const int64_t depth = id.back();
+  const int64_t aug_depth = bd + depth;
+  if (aug_depth > rp) {
+    return invalid_argument("index innermost dimension length must be <= params rank; saw: " +
+                            std::to_string(aug_depth) + " vs. " + std::to_string(rp));
+  }
+  // Rows of the augmented indices [batch] + indices.shape[batch_dims:-1].
+  Product rows = product(id, static_cast<size_t>(bd), id.size() - 1);
+  if (!rows.overflow) {
+    auto all = checked_mul(batch, rows.value);
+    rows = all ? Product{*all, false} : Product{0, true};
+  }
+  if (rows.overflow || rows.value > std::numeric_limits<int32_t>::max()) {
+    return invalid_argument("indices has too many elements for int indexing: " + rows.text() +
+                            " > 2147483647");
+  }
+  const int64_t imax = index_max(indices.dtype());
+  if (params.num_elements() > imax) {
+    return invalid_argument(
+        "params.NumElements() too large for " + index_type_name(indices.dtype()) +
+        " indexing: " + std::to_string(params.num_elements()) + " > " + std::to_string(imax));
+  }
+  const size_t d = static_cast<size_t>(aug_depth);
+  const Product slice = product(pd, d, pd.size());
+  if (slice.overflow || slice.value > imax) {
+    return invalid_argument("slice size is too large for indexing: " + slice.text() + " > " +
+                            std::to_string(imax));
+  }
+
+  // Output: params.shape[:batch_dims] + indices.shape[batch_dims:-1] + params.shape[depth:].
+  std::vector<int64_t> out_dims(pd.begin(), pd.begin() + static_cast<std::ptrdiff_t>(bd));
+  out_dims.insert(out_dims.end(), id.begin() + static_cast<std::ptrdiff_t>(bd), id.end() - 1);
+  out_dims.insert(out_dims.end(), pd.begin() + static_cast<std::ptrdiff_t>(d), pd.end());
+  GSCHECK_RETURN_IF_ERROR(check_output_rank("gather_nd", static_cast<int64_t>(out_dims.size())));
+  Expected<Tensor> out =
+      Tensor::uninitialized(params.dtype(), Shape(std::move(out_dims)), options.max_output_bytes);
+  if (!out.ok()) return out.error();
+
+  if (rows.value == 0) return out;
+  if (params.num_elements() == 0) {
+    return invalid_argument("Requested more than 0 entries, but params is empty.  Params shape: " +
+                            params.shape().to_string());
+  }
+  if (aug_depth > kMaxDepth) {
+    return invalid_argument(
+        "Only indices.shape[-1] values between 1 and 7 are currently supported.  Requested "
+        "rank: " +
+        std::to_string(aug_depth));
+  }
+
+  // params non-empty: every product below is a factor of its element count.
+  Geometry g;
+  g.batch = batch;
+  g.rows_per_batch = rows.value / batch;
+  g.depth = static_cast<int>(depth);
+  g.slice = slice.value;
+  g.batch_stride = product(pd, static_cast<size_t>(bd), d).value;
+  for (int k = 0; k < g.depth; ++k) {
+    const size_t dim = static_cast<size_t>(bd) + static_cast<size_t>(k);
+    g.dims[k] = pd[dim];
+    g.strides[k] = product(pd, dim + 1, d).value;
+  }
+
+  const bool raise = bad_indices_raise(c.semantics, *policy);
+  const int64_t bad = visit_dtype(params.dtype(), [&](auto ttag) {
+    using T = typename decltype(ttag)::type;
+    return visit_index_dtype(indices.dtype(), [&](auto itag) {
+      using Index = typename decltype(itag)::type;
+      return gather_nd_rows<T, Index>(params, indices, *out, g, raise);
+    });
+  });
+  if (bad >= 0) {
+    // The message quotes the augmented row: batch coordinates, then the row's own indices,
+    // located in the augmented indices shape [batch] + indices.shape[batch_dims:-1].
+    std::vector<int64_t> row_dims;
+    if (bd > 0) row_dims.push_back(batch);
+    row_dims.insert(row_dims.end(), id.begin() + static_cast<std::ptrdiff_t>(bd), id.end() - 1);
+    std::string values;
+    if (bd > 0) {
+      const std::string batch_pos = slice_debug_string(
+          Shape(std::vector<int64_t>(pd.begin(), pd.begin() + bd)), bad / g.rows_per_batch);
+      // "[b0,b1]" -> "b0, b1"
+      for (char ch : batch_pos.substr(1, batch_pos.size() - 2)) {
+        values += ch;
+        if (ch == ',') values += ' ';
+      }
+    }
+    for (int64_t k = 0; k < depth; ++k) {
+      if (!values.empty()) values += ", ";
+      values += std::to_string(indices.int_at(bad * depth + k));
+    }
+    return bad_index("indices" + slice_debug_string(Shape(std::move(row_dims)), bad) + " = [" +
+                     values + "] does not index into param shape " + params.shape().to_string());
+  }
+  return out;
+}
+
+}  // namespace gscheck::reference::detail

@@ -1,0 +1,467 @@
+// tf.scatter_nd (ScatterNd) and tf.tensor_scatter_nd_{update,add,sub,min,max} (TensorScatter*):
+// each op's own checks, the shared PrepareAndValidateInputs checks, then rows applied in order.
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "reference/ops.h"
+#include "reference/validate.h"
+
+namespace gscheck::reference::detail {
+namespace {
+
+constexpr int kMaxDepth = 7;  // the scatter functors are instantiated for depths 1..7
+
+std::string kernel_name(Op op) {
+  switch (op) {
+    case Op::kScatterNd:
+      return "ScatterNd";
+    case Op::kTensorScatterUpdate:
+      return "TensorScatterUpdate";
+    case Op::kTensorScatterAdd:
+      return "TensorScatterAdd";
+    case Op::kTensorScatterSub:
+      return "TensorScatterSub";
+    case Op::kTensorScatterMin:
+      return "TensorScatterMin";
+    case Op::kTensorScatterMax:
+      return "TensorScatterMax";
+    default:
+      return std::string(op_name(op));
+  }
+}
+
+// Which element types TensorFlow's CPU kernels register for each scatter op.
+bool dtype_registered(Op op, DType dt) {
+  switch (op) {
+    case Op::kScatterNd:
+    case Op::kTensorScatterUpdate:
+      return true;
+    case Op::kTensorScatterAdd:
+    case Op::kTensorScatterSub:
+      return dt != DType::kBool && dt != DType::kString;
+    default:
+      return is_real_number(dt);  // min, max
+  }
+}
+
+// scatter_nd_op.cc ValidEmptyOutputShape: either no indices and no updates, or all three non-empty.
+bool valid_empty_output_shape(int64_t num_inputs, int64_t num_indices, int64_t num_updates) {
+  if (num_indices == 0 && num_updates == 0) return true;
+  return num_inputs != 0 && num_indices != 0 && num_updates != 0;
+}
+
+// TensorShape::DebugString of a shape proto: -1 prints as "?".
+std::string proto_shape_string(const std::vector<int64_t>& dims) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (i) s += ',';
+    s += dims[i] == -1 ? std::string("?") : std::to_string(dims[i]);
+  }
+  return s + "]";
+}
+
+// TensorShapeUtils::MakeShape over the values of scatter_nd's `shape` input.
+Expected<Shape> make_shape(const Tensor& shape_input) {
+  const int64_t n = shape_input.num_elements();
+  if (n > kMaxRank) return invalid_argument("Too many dimensions");
+  std::vector<int64_t> dims(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) dims[static_cast<size_t>(i)] = shape_input.int_at(i);
+  int64_t count = 1;
+  for (int64_t d : dims) {
+    if (d < 0) return invalid_argument("Dimension " + std::to_string(d) + " must be >= 0");
+    auto m = checked_mul(count, d);
+    if (!m) {
+      return invalid_argument("Shape " + proto_shape_string(dims) +
+                              " would have more than 2**63 - 1 elements");
+    }
+    count = *m;
+  }
+  return Shape(std::move(dims));
+}
+
+// ScatterNd's own checks (ScatterNdOp::Compute); returns the output shape.
+Expected<Shape> check_scatter_nd(const Tensor& indices, const Tensor& updates,
+                                 const Tensor& shape_input) {
+  const Shape& is = indices.shape();
+  const Shape& us = updates.shape();
+  Expected<Shape> shape = make_shape(shape_input);
+  if (!shape.ok()) return shape.error();
+  const Shape& s = *shape;
+  if (!valid_empty_output_shape(shape_input.num_elements(), indices.num_elements(),
+                                updates.num_elements())) {
+    return invalid_argument("Indices and updates specified for empty output shape");
+  }
+  const int64_t outer = is.rank() - 1;
+  for (int64_t i = 0; i < outer; ++i) {
+    // TF reads updates.dim_size(i) past its rank here (a CHECK failure); we report the mismatch.
+    if (i >= us.rank() || is.dim(static_cast<int>(i)) != us.dim(static_cast<int>(i))) {
+      return invalid_argument("Dimensions [0," + std::to_string(outer) + ") of indices[shape=" +
+                              is.to_string() + "] must match dimensions [0," +
+                              std::to_string(outer) + ") of updates[shape=" + us.to_string() + "]");
+    }
+  }
+  const int64_t ix = is.dim(static_cast<int>(outer));
+  const std::string inner_err =
+      "Dimensions [" + std::to_string(ix) + "," + std::to_string(s.rank()) +
+      ") of input[shape=" + s.to_string() + "] must match dimensions [" + std::to_string(outer) +
+      "," + std::to_string(us.rank()) + ") of updates[shape=" + us.to_string() + "]";
+  if (us.rank() - outer != s.rank() - ix) return invalid_argument(inner_err);
+  for (int64_t i = 0; i + outer < us.rank(); ++i) {
+    if (us.dim(static_cast<int>(i + outer)) != s.dim(static_cast<int>(ix + i))) {
+      return invalid_argument(inner_err);
+    }
+  }
+  if (shape_input.rank() != 1) return invalid_argument("Shape must be a vector");
+  return shape;
+}
+
+// TensorScatter*'s own checks (TensorScatterOp::Compute).
+Status check_tensor_scatter(const Shape& s, const Tensor& indices, const Tensor& updates) {
+  const Shape& is = indices.shape();
+  const Shape& us = updates.shape();
+  if (!valid_empty_output_shape(s.num_elements().value_or(0), indices.num_elements(),
+                                updates.num_elements())) {
+    return invalid_argument("Indices and updates specified for empty output shape");
+  }
+  const int64_t outer = is.rank() - 1;
+  for (int64_t i = 0; i < outer; ++i) {
+    if (i >= us.rank() || is.dim(static_cast<int>(i)) != us.dim(static_cast<int>(i))) {
+      return invalid_argument("Outer dimensions of indices and update must match. Indices shape: " +
+                              is.to_string() + ", updates shape:" + us.to_string());
+    }
+  }
+  const int64_t ix = is.dim(static_cast<int>(outer));
+  if (us.rank() - outer != s.rank() - ix) {
+    return invalid_argument(
+        "Inner dimensions of output shape must match inner dimensions of updates shape. "
+        "Output: " +
+        s.to_string() + " updates: " + us.to_string());
+  }
+  for (int64_t i = 0; i + outer < us.rank(); ++i) {
+    if (us.dim(static_cast<int>(i + outer)) != s.dim(static_cast<int>(ix + i))) {
+      return invalid_argument("The inner " + std::to_string(s.rank() - ix) +
+                              " dimensions of output.shape=" + s.to_string() +
+                              " must match the inner " + std::to_string(us.rank() - outer) +
+                              " dimensions of updates.shape=" + us.to_string());
+    }
+  }
+  return {};
+}
+
+// scatter_nd_util.cc ValidateScatterNdUpdateShape.
+Status validate_update_shape(const Shape& s, const Shape& is, const Shape& us) {
+  const int64_t slice_dim = is.rank() > 1 ? is.dim(is.rank() - 1) : 1;
+  const int64_t batch_dim = is.rank() > 1 ? is.rank() - 1 : 1;
+  const std::string prefix_err = "Dimensions [0," + std::to_string(batch_dim) +
+                                 ") of indices[shape=" + is.to_string() +
+                                 "] must match dimensions [0," + std::to_string(batch_dim) +
+                                 ") of updates[shape=" + us.to_string() + "]";
+  const std::string suffix_err = "Dimensions [" + std::to_string(slice_dim) + "," +
+                                 std::to_string(s.rank()) + ") of input[shape=" + s.to_string() +
+                                 "] must match dimensions [" + std::to_string(slice_dim) + "," +
+                                 std::to_string(us.rank()) +
+                                 ") of updates[shape=" + us.to_string() + "]";
+  if (us.rank() < batch_dim) return invalid_argument(prefix_err);
+  if (s.rank() < slice_dim + (us.rank() - batch_dim)) return invalid_argument(suffix_err);
+  if (us.rank() != batch_dim + s.rank() - slice_dim) return invalid_argument(suffix_err);
+  for (int64_t d = 0; d < batch_dim; ++d) {
+    if (us.dim(static_cast<int>(d)) != is.dim(static_cast<int>(d))) {
+      return invalid_argument(prefix_err);
+    }
+  }
+  for (int64_t d = 0; d < us.rank() - batch_dim; ++d) {
+    if (us.dim(static_cast<int>(d + batch_dim)) != s.dim(static_cast<int>(d + slice_dim))) {
+      return invalid_argument(suffix_err);
+    }
+  }
+  return {};
+}
+
+// The scatter rows: depth coordinates into the output, each addressing a slice.
+struct Geometry {
+  int64_t rows = 0;
+  int depth = 0;
+  int64_t dims[kMaxDepth] = {};
+  int64_t strides[kMaxDepth] = {};  // in slices
+  int64_t slice = 1;                // elements per slice
+};
+
+// PrepareAndValidateInputs (scatter_nd_op.cc): checks shared by every scatter op.
+Expected<Geometry> prepare_and_validate(const Shape& s, const Tensor& indices,
+                                        const Tensor& updates) {
+  const Shape& is = indices.shape();
+  const Shape& us = updates.shape();
+  if (s.rank() < 1)
+    return invalid_argument("Output must be at least 1-D, got shape: " + s.to_string());
+  if (!valid_empty_output_shape(s.num_elements().value_or(0), indices.num_elements(),
+                                updates.num_elements())) {
+    return invalid_argument("Indices and updates specified for empty output.  indices shape: " +
+                            is.to_string());
+  }
+  if (us.dim(0) != is.dim(0)) {
+    return invalid_argument("Dimensions [0,1) of indices[shape=" + is.to_string() +
+                            "] = " + std::to_string(is.dim(0)) +
+                            " must match dimensions [0,1) of updates[shape=" + us.to_string() +
+                            "] = " + std::to_string(us.dim(0)));
+  }
+  GSCHECK_RETURN_IF_ERROR(validate_update_shape(s, is, us));
+  const std::string type = index_type_name(indices.dtype());
+  const int64_t imax = index_max(indices.dtype());
+  if (indices.num_elements() > imax) {
+    return invalid_argument("indices has too many elements for " + type + " indexing: " +
+                            std::to_string(indices.num_elements()) + " > " + std::to_string(imax));
+  }
+  if (s.dim(0) > imax) {
+    return invalid_argument("params_shape[0] too large for " + type + " indexing: " +
+                            std::to_string(s.dim(0)) + " > " + std::to_string(imax));
+  }
+  const int64_t slice_dim = is.rank() > 1 ? is.dim(is.rank() - 1) : 1;
+  // slice_dim <= rank(s) after validate_update_shape.
+  const Product slice = product(s.dims(), static_cast<size_t>(slice_dim), s.dims().size());
+  if (slice.overflow || slice.value > imax) {
+    return invalid_argument("slice size is too large for indexing: " + slice.text() + " > " +
+                            std::to_string(imax));
+  }
+  Geometry g;
+  g.depth = static_cast<int>(std::min<int64_t>(slice_dim, kMaxDepth + 1));
+  g.slice = slice.value;
+  g.rows = indices.num_elements() / std::max<int64_t>(slice_dim, 1);
+  return g;
+}
+
+// Element operations. Half types compute in float and round after every operation (Eigen);
+// integers wrap; bool add is OR; string add concatenates; min/max keep the output element
+// unless the update compares strictly smaller/larger (std::min/std::max, as Eigen's cwiseMin).
+template <class T>
+constexpr bool kIsHalf = std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>;
+
+template <class T>
+T from_float(float f) {
+  if constexpr (std::is_same_v<T, Float16>) {
+    return float16_from_float(f);
+  } else {
+    return bfloat16_from_float(f);
+  }
+}
+
+template <class T>
+void add_to(T& o, const T& u) {
+  if constexpr (std::is_same_v<T, bool>) {
+    o = o || u;
+  } else if constexpr (kIsHalf<T>) {
+    o = from_float<T>(to_float(o) + to_float(u));
+  } else if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    o = static_cast<T>(static_cast<U>(static_cast<U>(o) + static_cast<U>(u)));
+  } else {
+    o += u;  // float, double, complex, string (concatenation)
+  }
+}
+
+template <class T>
+void sub_from(T& o, const T& u) {
+  if constexpr (kIsHalf<T>) {
+    o = from_float<T>(to_float(o) - to_float(u));
+  } else if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    o = static_cast<T>(static_cast<U>(static_cast<U>(o) - static_cast<U>(u)));
+  } else {
+    o -= u;
+  }
+}
+
+template <class T>
+bool less(const T& a, const T& b) {
+  if constexpr (kIsHalf<T>) {
+    return to_float(a) < to_float(b);
+  } else {
+    return a < b;
+  }
+}
+
+template <class T>
+constexpr bool kHasSub = !std::is_same_v<T, bool> && !std::is_same_v<T, std::string>;
+template <class T>
+constexpr bool kHasMinMax = std::is_arithmetic_v<T> && !std::is_same_v<T, bool>;
+template <class T>
+constexpr bool kHasMinMaxAll = kHasMinMax<T> || kIsHalf<T>;
+
+// Applies every in-range row in row order with apply(dst, src, n); returns the last bad row or -1.
+template <class T, class Index, class Apply>
+int64_t scatter_rows(const Index* ix, const T* upd, T* out, const Geometry& g, Apply apply) {
+  int64_t bad = -1;
+  for (int64_t r = 0; r < g.rows; ++r) {
+    const Index* row = ix + r * g.depth;
+    int64_t offset = 0;
+    bool ok = true;
+    for (int k = 0; k < g.depth; ++k) {
+      const int64_t v = static_cast<int64_t>(row[k]);
+      ok &= in_range(v, g.dims[k]);
+      offset += v * g.strides[k];  // only used when every coordinate is in range
+    }
+    if (!ok) {
+      bad = r;
+      continue;
+    }
+    apply(out + offset * g.slice, upd + r * g.slice, g.slice);
+  }
+  return bad;
+}
+
+template <class T, class Index>
+Expected<int64_t> scatter_typed(Op op, const Tensor& indices, const Tensor& updates, Tensor& out,
+                                const Geometry& g) {
+  const Index* ix = indices.data_as<Index>();
+  const T* upd = updates.data_as<T>();
+  T* o = out.data_as<T>();
+  switch (op) {
+    case Op::kTensorScatterUpdate:
+      return scatter_rows(ix, upd, o, g, [](T* dst, const T* src, int64_t n) {
+        if constexpr (std::is_same_v<T, std::string>) {
+          std::copy_n(src, n, dst);
+        } else {
+          std::memcpy(dst, src, static_cast<std::size_t>(n) * sizeof(T));
+        }
+      });
+    case Op::kScatterNd:
+    case Op::kTensorScatterAdd:
+      return scatter_rows(ix, upd, o, g, [](T* dst, const T* src, int64_t n) {
+        for (int64_t j = 0; j < n; ++j) add_to(dst[j], src[j]);
+      });
+    case Op::kTensorScatterSub:
+      if constexpr (kHasSub<T>) {
+        return scatter_rows(ix, upd, o, g, [](T* dst, const T* src, int64_t n) {
+          for (int64_t j = 0; j < n; ++j) sub_from(dst[j], src[j]);
+        });
+      }
+      break;
+    case Op::kTensorScatterMin:
+      if constexpr (kHasMinMaxAll<T>) {
+        return scatter_rows(ix, upd, o, g, [](T* dst, const T* src, int64_t n) {
+          for (int64_t j = 0; j < n; ++j)
+            if (less(src[j], dst[j])) dst[j] = src[j];
+        });
+      }
+      break;
+    case Op::kTensorScatterMax:
+      if constexpr (kHasMinMaxAll<T>) {
+        return scatter_rows(ix, upd, o, g, [](T* dst, const T* src, int64_t n) {
+          for (int64_t j = 0; j < n; ++j)
+            if (less(dst[j], src[j])) dst[j] = src[j];
+        });
+      }
+      break;
+    default:
+      break;
+  }
+  // Unreachable: dtype_registered() refused the combination before.
+  return Error{ErrorClass::kInternal, "reference: no element operation for " +
+                                          std::string(op_name(op)) + " on " +
+                                          std::string(dtype_name(dtype_of<T>()))};
+}
+
+}  // namespace
+
+Outcome run_scatter_nd(const Case& c, const Options& options) {
+  const Tensor& indices = *c.indices;
+  const Tensor& updates = *c.updates;
+  const DType dt = updates.dtype();
+  const bool tensor_op = is_tensor_scatter(c.op);
+  const std::string name = kernel_name(c.op);
+
+  // Kernel selection: matching input dtypes, then a registered (dtype, index dtype) kernel.
+  if (tensor_op && c.tensor->dtype() != dt) {
+    return invalid_argument("cannot compute " + name +
+                            " as input #2(zero-based) was expected to be a " +
+                            std::string(dtype_name(c.tensor->dtype())) + " tensor but is a " +
+                            std::string(dtype_name(dt)) + " tensor");
+  }
+  if (indices.dtype() != DType::kInt32 && indices.dtype() != DType::kInt64) {
+    return unsupported(std::string(op_name(c.op)) + ": TensorFlow has no " + name +
+                       " kernel for indices of dtype " + std::string(dtype_name(indices.dtype())) +
+                       " (it registers int32 and int64)");
+  }
+  if (!dtype_registered(c.op, dt)) {
+    return unsupported(std::string(op_name(c.op)) + ": TensorFlow has no " + name +
+                       " CPU kernel for dtype " + std::string(dtype_name(dt)));
+  }
+  Expected<BadIndicesPolicy> policy = parse_policy(c.bad_indices_policy);
+  if (!policy.ok()) return policy.error();
+
+  if (indices.rank() < 1) {
+    return invalid_argument("Indices shape must have rank at least one. Found:" +
+                            indices.shape().to_string());
+  }
+  if (updates.rank() < 1) {
+    return invalid_argument("Updates shape must have rank at least one. Found:" +
+                            updates.shape().to_string());
+  }
+  Shape s;
+  if (tensor_op) {
+    s = c.tensor->shape();
+    GSCHECK_RETURN_IF_ERROR(check_tensor_scatter(s, indices, updates));
+  } else {
+    Expected<Shape> shape = check_scatter_nd(indices, updates, *c.shape);
+    if (!shape.ok()) return shape.error();
+    s = std::move(*shape);
+  }
+  Expected<Geometry> geometry = prepare_and_validate(s, indices, updates);
+  if (!geometry.ok()) return geometry.error();
+  Geometry& g = *geometry;
+
+  // scatter_nd starts from zeros (false, ""), tensor_scatter_nd_* from a copy of `tensor`.
+  Expected<Tensor> out = tensor_op ? Tensor::uninitialized(dt, s, options.max_output_bytes)
+                                   : Tensor::zeros(dt, s, options.max_output_bytes);
+  if (!out.ok()) return out.error();
+  if (out->num_elements() == 0) return out;
+  if (tensor_op) {
+    if (dt == DType::kString) {
+      out->strings() = c.tensor->strings();
+    } else {
+      std::memcpy(out->data(), c.tensor->data(), out->byte_size());
+    }
+  }
+  if (g.depth < 1 || g.depth > kMaxDepth) {
+    const int64_t depth = indices.rank() > 1 ? indices.shape().dim(indices.rank() - 1) : 1;
+    return invalid_argument(
+        "Only indices.shape[-1] values between 1 and 5 are currently supported.  Requested "
+        "rank: " +
+        std::to_string(depth));
+  }
+  for (int k = 0; k < g.depth; ++k) {
+    g.dims[k] = s.dim(k);
+    g.strides[k] =
+        product(s.dims(), static_cast<size_t>(k) + 1, static_cast<size_t>(g.depth)).value;
+  }
+  // Validation guarantees these; checked so that a reasoning slip is an error, not a wild write.
+  const Product prefix = product(s.dims(), 0, static_cast<size_t>(g.depth));
+  if (updates.num_elements() != g.rows * g.slice || prefix.overflow ||
+      prefix.value * g.slice != out->num_elements()) {
+    return Error{ErrorClass::kInternal, "reference: scatter shapes inconsistent after validation"};
+  }
+
+  Expected<int64_t> bad = visit_dtype(dt, [&](auto ttag) {
+    using T = typename decltype(ttag)::type;
+    return visit_index_dtype(indices.dtype(), [&](auto itag) {
+      using Index = typename decltype(itag)::type;
+      return scatter_typed<T, Index>(c.op, indices, updates, *out, g);
+    });
+  });
+  if (!bad.ok()) return bad.error();
+  if (*bad >= 0 && bad_indices_raise(c.semantics, *policy)) {
+    Shape rows_shape = indices.shape();
+    rows_shape.dims().pop_back();
+    std::string values;
+    for (int k = 0; k < g.depth; ++k) {
+      if (k) values += ", ";
+      values += std::to_string(indices.int_at(*bad * g.depth + k));
+    }
+    return bad_index("indices" + slice_debug_string(rows_shape, *bad) + " = [" + values +
+                     "] does not index into shape " + s.to_string());
+  }
+  return out;
+}
+
+}  // namespace gscheck::reference::detail

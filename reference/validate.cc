@@ -1,0 +1,92 @@
+#include "reference/validate.h"
+
+namespace gscheck::reference::detail {
+
+Expected<BadIndicesPolicy> parse_policy(std::string_view s) {
+  if (s.empty() || s == "DEFAULT") return BadIndicesPolicy::kDefault;
+  if (s == "ERROR") return BadIndicesPolicy::kError;
+  if (s == "IGNORE") return BadIndicesPolicy::kIgnore;
+  return invalid_argument("Unknown bad indices handling attribute: " + std::string(s));
+}
+
+bool bad_indices_raise(Semantics s, BadIndicesPolicy p) {
+  if (s == Semantics::kTfCpu) return p != BadIndicesPolicy::kIgnore;
+  return p == BadIndicesPolicy::kError;
+}
+
+std::string slice_debug_string(const Shape& shape, int64_t flat) {
+  const int dims = shape.rank();
+  if (dims == 0) return "";
+  if (dims == 1) return "[" + std::to_string(flat) + "]";
+  // Unflatten from the innermost dim outwards; no dim is 0 when an element exists.
+  std::vector<int64_t> pos(static_cast<size_t>(dims), 0);
+  int64_t left = flat;
+  for (int i = dims - 1; i >= 0; --i) {
+    const int64_t d = shape.dim(i);
+    if (d <= 0) return "[?]";  // unreachable for a real element; keeps the division safe
+    pos[static_cast<size_t>(i)] = left % d;
+    left /= d;
+  }
+  pos[0] += left * shape.dim(0);  // keeps an out-of-shape flat index visible, as TF's strides do
+  std::string s;
+  for (int i = 0; i < dims; ++i) {
+    s += i ? "," : "[";
+    s += std::to_string(pos[static_cast<size_t>(i)]);
+  }
+  return s + "]";
+}
+
+std::string Product::text() const {
+  return overflow ? std::string("more than 9223372036854775807") : std::to_string(value);
+}
+
+Product product(const std::vector<int64_t>& dims, size_t begin, size_t end) {
+  Product p;
+  for (size_t i = begin; i < end && i < dims.size(); ++i) {
+    if (dims[i] == 0) return Product{0, false};
+    if (p.overflow) continue;
+    auto m = checked_mul(p.value, dims[i]);
+    if (!m) {
+      p.overflow = true;
+    } else {
+      p.value = *m;
+    }
+  }
+  return p;
+}
+
+std::string index_type_name(DType dt) { return std::string(dtype_name(dt)); }
+
+int64_t index_max(DType dt) {
+  return visit_index_dtype(dt, [](auto tag) -> int64_t {
+    using T = typename decltype(tag)::type;
+    return static_cast<int64_t>(std::numeric_limits<T>::max());
+  });
+}
+
+Error unsupported(std::string msg) { return Error{ErrorClass::kUnsupported, std::move(msg)}; }
+
+Status check_input_ranks(const Case& c) {
+  const std::pair<const std::optional<Tensor>*, const char*> inputs[] = {
+      {&c.params, "params"}, {&c.indices, "indices"}, {&c.updates, "updates"},
+      {&c.tensor, "tensor"}, {&c.shape, "shape"},     {&c.axis, "axis"}};
+  for (const auto& [t, name] : inputs) {
+    if (*t && (*t)->rank() > kMaxRank) {
+      return invalid_argument(std::string(name) + " has rank " + std::to_string((*t)->rank()) +
+                              "; TensorFlow tensors have at most " + std::to_string(kMaxRank) +
+                              " dimensions");
+    }
+  }
+  return {};
+}
+
+Status check_output_rank(std::string_view op, int64_t rank) {
+  if (rank > kMaxRank) {
+    return invalid_argument(std::string(op) + " output would have rank " + std::to_string(rank) +
+                            "; TensorFlow tensors have at most " + std::to_string(kMaxRank) +
+                            " dimensions");
+  }
+  return {};
+}
+
+}  // namespace gscheck::reference::detail

@@ -1,0 +1,80 @@
+// Helpers shared by the reference ops: policy parsing, TensorFlow's debug strings, checked sizes.
+// Internal to reference/; nothing here is shared with cuda/.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "core/case.h"
+#include "reference/reference.h"
+
+namespace gscheck::reference::detail {
+
+/// TensorFlow's bad_indices_policy attribute.
+enum class BadIndicesPolicy { kDefault, kError, kIgnore };
+
+/// "" and "DEFAULT" -> kDefault, "ERROR", "IGNORE"; anything else is TensorFlow's error.
+Expected<BadIndicesPolicy> parse_policy(std::string_view s);
+
+/// Whether an out-of-range index raises. tf-cpu raises unless IGNORE. tf-gpu kernels drop bad
+/// indices; they are not registered for ERROR, so TensorFlow places such a node on its CPU
+/// kernel, which raises.
+bool bad_indices_raise(Semantics s, BadIndicesPolicy p);
+
+/// TensorFlow's SliceDebugString: the multi-index of element `flat` of `shape`, "[1,2]"; "" for
+/// a scalar shape.
+std::string slice_debug_string(const Shape& shape, int64_t flat);
+
+/// A product of dims that may exceed int64 (sub-shapes of valid shapes can, when another dim
+/// is 0). value is meaningful only when !overflow.
+struct Product {
+  int64_t value = 1;
+  bool overflow = false;
+  /// The value as text, or a clear phrase when it overflowed.
+  std::string text() const;
+};
+/// Product of dims[begin, end) (all dims non-negative).
+Product product(const std::vector<int64_t>& dims, size_t begin, size_t end);
+
+/// "int16", "int32", "int64": the dtype name TensorFlow prints in index-range messages.
+std::string index_type_name(DType dt);
+/// std::numeric_limits<Index>::max() of an index dtype (int16/int32/int64).
+int64_t index_max(DType dt);
+
+/// kUnsupported: TensorFlow has no kernel for this combination.
+Error unsupported(std::string msg);
+
+/// Every input tensor has a rank TensorFlow can represent (<= kMaxRank).
+Status check_input_ranks(const Case& c);
+
+/// An output rank TensorFlow can represent.
+Status check_output_rank(std::string_view op, int64_t rank);
+
+/// Indices of every supported index dtype are read through this one visit (int16/32/64).
+/// Precondition: is_index_dtype(dt).
+template <class F>
+decltype(auto) visit_index_dtype(DType dt, F&& f) {
+  GSCHECK_CHECK(is_index_dtype(dt));
+  return visit_dtype(dt, [&](auto tag) -> decltype(f(TypeTag<int32_t>{})) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, int16_t> || std::is_same_v<T, int32_t> ||
+                  std::is_same_v<T, int64_t>) {
+      return f(tag);
+    } else {
+      GSCHECK_CHECK(false && "not an index dtype");
+      __builtin_unreachable();
+    }
+  });
+}
+
+/// Whether a row's index value v lies in [0, dim): one unsigned compare, negatives never wrap.
+inline bool in_range(int64_t v, int64_t dim) {
+  return static_cast<uint64_t>(v) < static_cast<uint64_t>(dim);
+}
+
+}  // namespace gscheck::reference::detail
