@@ -1,6 +1,7 @@
 // Factories for the CUDA implementation's backends; the registry in backends/ calls these.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 
 #include "backends/backend.h"
@@ -14,5 +15,19 @@ std::unique_ptr<Backend> make_cuda_emu_backend(int threads = 0);
 /// The real kernels on the GPU. An error (kUnimplemented) when this build has no CUDA toolkit,
 /// or (kInternal) when no usable GPU is present, with the reason in the message.
 Expected<std::unique_ptr<Backend>> make_cuda_backend();
+
+/// Variants of the kernel backends (added by the cuda work; the factories above use defaults).
+struct KernelOptions {
+  /// Scatter rows are always sorted by destination and applied in row order, so every run
+  /// gives tf-cpu's row-order result bit for bit. Registered as "cuda-emu-det" / "cuda-det".
+  /// Off ("cuda-emu" / "cuda"): tf-gpu cases use atomics (any order), tf-cpu cases still sort.
+  bool deterministic = false;
+  /// cuda-emu only: cap on the grid's blocks (0 = 8 per worker thread); small values make
+  /// every grid-stride loop wrap, for tests.
+  uint32_t max_blocks = 0;
+};
+/// Example: auto det = make_cuda_emu_backend(4, {.deterministic = true});
+std::unique_ptr<Backend> make_cuda_emu_backend(int threads, const KernelOptions& options);
+Expected<std::unique_ptr<Backend>> make_cuda_backend(const KernelOptions& options);
 
 }  // namespace gscheck::cuda

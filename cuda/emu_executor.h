@@ -1,0 +1,130 @@
+// The CPU grid executor of cuda-emu: runs the kernel functors of cuda/*.cuh block by block on a
+// thread pool, the threads of a block in a loop (the kernels use no __syncthreads). Also the
+// "device" memory and sort primitives the op launchers need, all on host memory.
+#pragma once
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <numeric>
+#include <thread>
+#include <vector>
+
+#include "core/status.h"
+#include "cuda/portability.h"
+
+namespace gscheck::cuda {
+
+/// A fixed pool of worker threads running the blocks of one grid at a time.
+class BlockPool {
+ public:
+  /// threads: total threads running blocks, the caller included (0 = hardware concurrency).
+  explicit BlockPool(int threads);
+  ~BlockPool();
+  BlockPool(const BlockPool&) = delete;
+  BlockPool& operator=(const BlockPool&) = delete;
+
+  int threads() const { return static_cast<int>(workers_.size()) + 1; }
+  /// body(block) for every block in [0, blocks), spread over the pool; returns when all ran.
+  void run(uint32_t blocks, const std::function<void(uint32_t)>& body);
+
+ private:
+  void worker_loop();
+  void drain();
+
+  std::vector<std::thread> workers_;
+  std::mutex mu_;
+  std::condition_variable wake_;
+  std::condition_variable done_;
+  const std::function<void(uint32_t)>* body_ = nullptr;
+  uint32_t blocks_ = 0;
+  uint32_t next_ = 0;      // next block to hand out (guarded by mu_)
+  uint32_t finished_ = 0;  // blocks completed (guarded by mu_)
+  uint64_t generation_ = 0;
+  bool stop_ = false;
+};
+
+/// Memory and launch primitives for the op launchers, on the host.
+class EmuExec {
+ public:
+  /// An allocation of "device" memory (host memory, 256-byte aligned like cudaMalloc).
+  class Buffer {
+   public:
+    Buffer() = default;
+    explicit Buffer(uint8_t* p) : p_(p, &std::free) {}
+    uint8_t* get() const { return p_.get(); }
+
+   private:
+    std::unique_ptr<uint8_t, void (*)(void*)> p_{nullptr, &std::free};
+  };
+
+  /// threads: pool size (0 = hardware concurrency); max_blocks: grid cap (0 = 8 per thread).
+  explicit EmuExec(int threads = 0, uint32_t max_blocks = 0)
+      : pool_(std::make_shared<BlockPool>(threads)),
+        max_blocks_(max_blocks ? max_blocks : static_cast<uint32_t>(8 * pool_->threads())) {}
+
+  Expected<Buffer> alloc(uint64_t bytes) {
+    const uint64_t rounded = std::max<uint64_t>(256, (bytes + 255) / 256 * 256);
+    void* p = std::aligned_alloc(256, rounded);
+    if (!p) {
+      return Error{ErrorClass::kResourceExhausted,
+                   "cuda-emu: out of memory allocating " + std::to_string(bytes) + " bytes"};
+    }
+    return Buffer(static_cast<uint8_t*>(p));
+  }
+  Status to_device(void* d, const void* h, uint64_t n) {
+    if (n) std::memcpy(d, h, n);
+    return {};
+  }
+  Status to_host(void* h, const void* d, uint64_t n) {
+    if (n) std::memcpy(h, d, n);
+    return {};
+  }
+  Status fill(void* d, uint8_t byte, uint64_t n) {
+    if (n) std::memset(d, byte, n);
+    return {};
+  }
+  uint32_t max_blocks() const { return max_blocks_; }
+  int threads() const { return pool_->threads(); }
+
+  /// Run k over a 1-D grid covering work_threads threads (capped at max_blocks blocks; the
+  /// kernels are grid-stride loops).
+  template <class K>
+  Status launch(const K& k, uint64_t work_threads, uint32_t block_threads) {
+    if (work_threads == 0) return {};
+    const uint64_t want = (work_threads + block_threads - 1) / block_threads;
+    const uint32_t blocks = static_cast<uint32_t>(std::min<uint64_t>(want, max_blocks_));
+    const std::function<void(uint32_t)> body = [&](uint32_t b) {
+      for (uint32_t t = 0; t < block_threads; ++t) k(ThreadIndex{b, t, block_threads, blocks});
+    };
+    pool_->run(blocks, body);
+    return {};
+  }
+
+  /// Stable sort of (key, value) pairs by key; writes keys_out/values_out (end_bit unused: the
+  /// host sort compares whole keys).
+  template <class Key>
+  Status sort_pairs(const Key* keys_in, Key* keys_out, const Key* values_in, Key* values_out,
+                    uint64_t n, int /*end_bit*/) {
+    std::vector<uint64_t> order(n);
+    std::iota(order.begin(), order.end(), uint64_t{0});
+    std::stable_sort(order.begin(), order.end(),
+                     [&](uint64_t a, uint64_t b) { return keys_in[a] < keys_in[b]; });
+    for (uint64_t i = 0; i < n; ++i) {
+      keys_out[i] = keys_in[order[i]];
+      values_out[i] = values_in[order[i]];
+    }
+    return {};
+  }
+
+ private:
+  std::shared_ptr<BlockPool> pool_;
+  uint32_t max_blocks_;
+};
+
+}  // namespace gscheck::cuda

@@ -1,0 +1,80 @@
+// gather (tf.gather / GatherV2): index map and launcher. Plain C++ without nvcc.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "cuda/guarded_output.h"
+#include "cuda/launch_common.cuh"
+#include "cuda/ops.h"
+
+namespace gscheck::cuda {
+
+/// Output row (b, o, i) of [batch, outer, n_idx] reads params row (b, o, indices[b, i]) of
+/// [batch, outer, axis_dim]; an index outside [0, axis_dim) records its flat position.
+template <class Index, class Off>
+struct GatherIndexMap {
+  const Index* d_indices;
+  Off n_idx;
+  Off outer;
+  Off axis_dim;
+  int64_t* d_bad;
+
+  GSCHECK_HD_INLINE bool source(Off row, Off* src) const {
+    const Off bo = row / n_idx;
+    const Off i = row - bo * n_idx;
+    const Off pos = (bo / outer) * n_idx + i;
+    const int64_t v = static_cast<int64_t>(d_indices[pos]);
+    if (v < 0 || v >= static_cast<int64_t>(axis_dim)) {
+      record_bad_position(d_bad, static_cast<int64_t>(pos));
+      return false;
+    }
+    *src = bo * axis_dim + static_cast<Off>(v);
+    return true;
+  }
+};
+
+template <class Exec>
+Outcome run_gather(Exec& ex, const Case& c, const GatherPlan& p, const RunConfig& cfg) {
+  const Tensor& params = *c.params;
+  const Tensor& indices = *c.indices;
+  auto out = Tensor::uninitialized(params.dtype(), p.out_shape);
+  if (!out.ok() || p.out_elements == 0) return out;
+  const auto elem = static_cast<uint32_t>(dtype_size(params.dtype()));
+  const auto* h_params = reinterpret_cast<const uint8_t*>(params.data());
+  auto d_params = upload(ex, h_params, params.byte_size());
+  if (!d_params.ok()) return d_params.error();
+  auto d_indices = upload(ex, indices.data(), indices.byte_size());
+  if (!d_indices.ok()) return d_indices.error();
+  auto g = GuardedOutput<Exec>::create(ex, out->byte_size(),
+                                       choose_poison(h_params, params.byte_size(), elem));
+  if (!g.ok()) return g.error();
+  auto bad = BadRecord<Exec>::create(ex);
+  if (!bad.ok()) return bad.error();
+
+  const int64_t counts[] = {params.num_elements(), indices.num_elements(), p.out_elements};
+  const uint64_t rows = static_cast<uint64_t>(p.batch * p.outer * p.n_idx);
+  Status st = with_index_type(indices.dtype(), [&](auto index_tag) -> Status {
+    using Index = decltype(index_tag);
+    return with_offset_type(counts, [&](auto off_tag) -> Status {
+      using Off = decltype(off_tag);
+      GatherIndexMap<Index, Off> map{reinterpret_cast<const Index*>(d_indices->get()),
+                                     static_cast<Off>(p.n_idx), static_cast<Off>(p.outer),
+                                     static_cast<Off>(p.axis_dim), bad->ptr()};
+      return launch_gather<Off>(ex, map, d_params->get(), g->data(), rows,
+                                static_cast<uint64_t>(p.inner), elem);
+    });
+  });
+  if (!st.ok()) return st.error();
+  GSCHECK_RETURN_IF_ERROR(g->finish(ex, reinterpret_cast<uint8_t*>(out->data()), elem));
+  auto b = bad->read(ex);
+  if (!b.ok()) return b.error();
+  if (cfg.checked && b->any()) {
+    return bad_index("indices" + position_string(indices.shape().dims(), b->first) + " = " +
+                     std::to_string(indices.int_at(b->first)) + " is not in [0, " +
+                     std::to_string(p.axis_dim) + ")");
+  }
+  return out;
+}
+
+}  // namespace gscheck::cuda

@@ -1,0 +1,107 @@
+// gather_nd (tf.gather_nd / GatherNd, batch_dims included): index map and launcher.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cuda/guarded_output.h"
+#include "cuda/launch_common.cuh"
+#include "cuda/ops.h"
+
+namespace gscheck::cuda {
+
+/// Output row r reads params slice batch * batch_stride + sum_k indices[r, k] * strides[k];
+/// any coordinate outside [0, dims[k]) makes the whole row bad (zeroed, row recorded).
+template <class Index, class Off>
+struct GatherNdIndexMap {
+  const Index* d_indices;
+  int depth;
+  Off rows_per_batch;
+  Off batch_stride;
+  Off dims[kMaxDepth];
+  Off strides[kMaxDepth];
+  int64_t* d_bad;
+
+  GSCHECK_HD_INLINE bool source(Off row, Off* src) const {
+    const Index* ix = d_indices + static_cast<uint64_t>(row) * depth;
+    Off s = (row / rows_per_batch) * batch_stride;
+    for (int k = 0; k < depth; ++k) {
+      const int64_t v = static_cast<int64_t>(ix[k]);
+      if (v < 0 || v >= static_cast<int64_t>(dims[k])) {
+        record_bad_position(d_bad, static_cast<int64_t>(row));
+        return false;
+      }
+      s += static_cast<Off>(v) * strides[k];
+    }
+    *src = s;
+    return true;
+  }
+};
+
+template <class Exec>
+Outcome run_gather_nd(Exec& ex, const Case& c, const GatherNdPlan& p, const RunConfig& cfg) {
+  const Tensor& params = *c.params;
+  const Tensor& indices = *c.indices;
+  auto out = Tensor::uninitialized(params.dtype(), p.out_shape);
+  if (!out.ok() || p.out_elements == 0) return out;
+  const auto elem = static_cast<uint32_t>(dtype_size(params.dtype()));
+  const auto* h_params = reinterpret_cast<const uint8_t*>(params.data());
+  auto d_params = upload(ex, h_params, params.byte_size());
+  if (!d_params.ok()) return d_params.error();
+  auto d_indices = upload(ex, indices.data(), indices.byte_size());
+  if (!d_indices.ok()) return d_indices.error();
+  auto g = GuardedOutput<Exec>::create(ex, out->byte_size(),
+                                       choose_poison(h_params, params.byte_size(), elem));
+  if (!g.ok()) return g.error();
+  auto bad = BadRecord<Exec>::create(ex);
+  if (!bad.ok()) return bad.error();
+
+  const int64_t counts[] = {params.num_elements(), indices.num_elements(), p.out_elements};
+  Status st = with_index_type(indices.dtype(), [&](auto index_tag) -> Status {
+    using Index = decltype(index_tag);
+    return with_offset_type(counts, [&](auto off_tag) -> Status {
+      using Off = decltype(off_tag);
+      GatherNdIndexMap<Index, Off> map{};
+      map.d_indices = reinterpret_cast<const Index*>(d_indices->get());
+      map.depth = p.depth;
+      map.rows_per_batch = static_cast<Off>(p.rows_per_batch);
+      map.batch_stride = static_cast<Off>(p.batch_stride);
+      for (int k = 0; k < p.depth; ++k) {
+        map.dims[k] = static_cast<Off>(p.dims[k]);
+        map.strides[k] = static_cast<Off>(p.strides[k]);
+      }
+      map.d_bad = bad->ptr();
+      return launch_gather<Off>(ex, map, d_params->get(), g->data(), static_cast<uint64_t>(p.rows),
+                                static_cast<uint64_t>(p.slice), elem);
+    });
+  });
+  if (!st.ok()) return st.error();
+  GSCHECK_RETURN_IF_ERROR(g->finish(ex, reinterpret_cast<uint8_t*>(out->data()), elem));
+  auto b = bad->read(ex);
+  if (!b.ok()) return b.error();
+  if (cfg.checked && b->any()) {
+    // TensorFlow quotes the index tuple with the batch coordinates prepended.
+    const std::vector<int64_t>& idims = indices.shape().dims();
+    const std::vector<int64_t> row_dims(idims.begin(), idims.end() - 1);
+    const std::vector<int64_t> batch_dims(idims.begin(), idims.begin() + p.batch_dims);
+    std::string tuple;
+    if (p.batch_dims > 0) {
+      const std::string bpos = position_string(batch_dims, b->first / p.rows_per_batch);
+      tuple = bpos.substr(1, bpos.size() - 2);
+    }
+    for (int k = 0; k < p.depth; ++k) {
+      if (!tuple.empty()) tuple += ", ";
+      tuple += std::to_string(indices.int_at(b->first * p.depth + k));
+    }
+    for (size_t i = 0; i < tuple.size(); ++i) {
+      if (tuple[i] == ',' && (i + 1 >= tuple.size() || tuple[i + 1] != ' '))
+        tuple.insert(i + 1, " ");
+    }
+    return bad_index("indices" + position_string(row_dims, b->first) + " = [" + tuple +
+                     "] does not index into param shape " + params.shape().to_string());
+  }
+  return out;
+}
+
+}  // namespace gscheck::cuda

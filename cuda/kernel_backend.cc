@@ -1,0 +1,66 @@
+#include "cuda/kernel_backend.h"
+
+#include <algorithm>
+
+namespace gscheck::cuda {
+namespace {
+
+template <class T>
+bool contains(const std::vector<T>& v, T x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+}  // namespace
+
+Capabilities kernel_capabilities(std::string name, bool deterministic) {
+  Capabilities caps;
+  caps.name = std::move(name);
+  caps.ops.assign(std::begin(kAllOps), std::end(kAllOps));
+  caps.dtypes = {DType::kBool,    DType::kInt32,     DType::kInt64,
+                 DType::kFloat16, DType::kBFloat16,  DType::kFloat32,
+                 DType::kFloat64, DType::kComplex64, DType::kComplex128};
+  caps.index_dtypes = {DType::kInt32, DType::kInt64};
+  caps.semantics = {Semantics::kTfCpu, Semantics::kTfGpu};
+  caps.deterministic = deterministic;
+  caps.tf_messages = false;
+  caps.accumulates_half_in_float = false;  // every add rounds to the half type, as TF's CPU does
+  return caps;
+}
+
+Status admit_case(const Capabilities& caps, const Case& c, RunConfig* cfg) {
+  GSCHECK_RETURN_IF_ERROR(check_well_formed(c));
+  const Tensor& data = is_scatter(c.op) ? *c.updates : *c.params;
+  const auto unimplemented = [&](const std::string& what) {
+    return Error{ErrorClass::kUnimplemented, caps.name + " does not implement " + what};
+  };
+  if (!contains(caps.ops, c.op)) return unimplemented(std::string(op_name(c.op)));
+  if (!contains(caps.dtypes, data.dtype())) {
+    return unimplemented(std::string(dtype_name(data.dtype())) + " elements");
+  }
+  if (!contains(caps.index_dtypes, c.indices->dtype())) {
+    return unimplemented(std::string(dtype_name(c.indices->dtype())) + " indices");
+  }
+  if (!contains(caps.semantics, c.semantics)) {
+    return unimplemented(std::string(semantics_name(c.semantics)) + " semantics");
+  }
+  if (c.tensor && c.tensor->dtype() != c.updates->dtype()) {
+    return invalid_argument("tensor is " + std::string(dtype_name(c.tensor->dtype())) +
+                            " but updates are " + std::string(dtype_name(c.updates->dtype())));
+  }
+  // TensorFlow registers no kernel for these (the kernel lookup fails before any check).
+  const bool minmax = c.op == Op::kTensorScatterMin || c.op == Op::kTensorScatterMax;
+  const bool addsub = c.op == Op::kTensorScatterAdd || c.op == Op::kTensorScatterSub;
+  if ((minmax && (is_complex(data.dtype()) || data.dtype() == DType::kBool)) ||
+      (addsub && data.dtype() == DType::kBool)) {
+    return Error{ErrorClass::kUnsupported, std::string(op_name(c.op)) + " has no kernel for " +
+                                               std::string(dtype_name(data.dtype()))};
+  }
+  const std::string& policy = c.bad_indices_policy;
+  if (!policy.empty() && policy != "DEFAULT" && policy != "ERROR" && policy != "IGNORE") {
+    return invalid_argument("Unknown bad indices handling attribute: " + policy);
+  }
+  cfg->checked = c.semantics == Semantics::kTfCpu && policy != "IGNORE";
+  return {};
+}
+
+}  // namespace gscheck::cuda

@@ -1,0 +1,111 @@
+// Host-side pieces shared by the op launchers: uploads, the bad-index record, index and offset
+// type dispatch, and the gather launch that picks a thread mapping by slice size.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <utility>
+
+#include "core/case.h"
+#include "cuda/portability.h"
+#include "cuda/slice_copy.cuh"
+
+namespace gscheck::cuda {
+
+template <class Exec>
+Expected<typename Exec::Buffer> upload(Exec& ex, const void* host, uint64_t bytes) {
+  auto buf = ex.alloc(bytes);
+  if (!buf.ok()) return buf.error();
+  GSCHECK_RETURN_IF_ERROR(ex.to_device(buf->get(), host, bytes));
+  return buf;
+}
+
+/// Positions of the first and last bad index a launch recorded (none: last < 0).
+struct BadPositions {
+  int64_t first = std::numeric_limits<int64_t>::max();
+  int64_t last = -1;
+  bool any() const { return last >= 0; }
+};
+
+/// The device-side flag of checked mode: two int64 updated with atomic min / max.
+template <class Exec>
+class BadRecord {
+ public:
+  static Expected<BadRecord> create(Exec& ex) {
+    const BadPositions init;
+    const int64_t h[2] = {init.first, init.last};
+    auto buf = upload(ex, h, sizeof(h));
+    if (!buf.ok()) return buf.error();
+    return BadRecord(std::move(*buf));
+  }
+  int64_t* ptr() const { return reinterpret_cast<int64_t*>(buf_.get()); }
+  Expected<BadPositions> read(Exec& ex) const {
+    int64_t h[2];
+    GSCHECK_RETURN_IF_ERROR(ex.to_host(h, buf_.get(), sizeof(h)));
+    return BadPositions{h[0], h[1]};
+  }
+
+ private:
+  explicit BadRecord(typename Exec::Buffer b) : buf_(std::move(b)) {}
+  typename Exec::Buffer buf_;
+};
+
+/// f(Index{}) with Index = int32_t or int64_t for the index dtype; other dtypes are unimplemented.
+template <class F>
+Status with_index_type(DType dt, F&& f) {
+  return visit_dtype(dt, [&](auto tag) -> Status {
+    using I = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<I, int32_t> || std::is_same_v<I, int64_t>) {
+      return f(I{});
+    } else {
+      return Error{ErrorClass::kUnimplemented,
+                   "cuda kernels take int32 or int64 indices, not " + std::string(dtype_name(dt))};
+    }
+  });
+}
+
+/// CUB-style offset dispatch: f(uint32_t{}) when every tensor has < 2^31 elements, else
+/// f(uint64_t{}).
+template <int N, class F>
+Status with_offset_type(const int64_t (&element_counts)[N], F&& f) {
+  if (fits_32bit_offsets(element_counts, N)) return f(uint32_t{});
+  return f(uint64_t{});
+}
+
+/// Launch a gather over `rows` output rows of slice_elems elements each (elem_bytes wide), with
+/// the mapping GatherPolicy picks for the slice size.
+template <class Off, class Exec, class Map>
+Status launch_gather(Exec& ex, const Map& map, const uint8_t* d_params, uint8_t* d_out,
+                     uint64_t rows, uint64_t slice_elems, uint32_t elem_bytes) {
+  const uint64_t slice_bytes = slice_elems * elem_bytes;
+  const RowMapping m = choose_row_mapping(slice_bytes);
+  constexpr uint32_t kBlock = GatherPolicy::kBlockThreads;
+  if (m.group != 0) {
+    GatherRowsKernel<Map, Off> k{map,         d_params, d_out, static_cast<Off>(rows),
+                                 slice_bytes, m.group};
+    return ex.launch(k, rows * m.group, kBlock);
+  }
+  const uint64_t total = rows * slice_elems;
+  auto go = [&](auto e) -> Status {
+    constexpr int E = decltype(e)::value;
+    GatherElementsKernel<Map, Off, E> k{map, d_params, d_out, static_cast<Off>(total),
+                                        static_cast<Off>(slice_elems)};
+    return ex.launch(k, total, kBlock);
+  };
+  switch (elem_bytes) {
+    case 1:
+      return go(std::integral_constant<int, 1>{});
+    case 2:
+      return go(std::integral_constant<int, 2>{});
+    case 4:
+      return go(std::integral_constant<int, 4>{});
+    case 8:
+      return go(std::integral_constant<int, 8>{});  // 16-byte elements never get here
+    default:
+      return Error{ErrorClass::kUnimplemented,
+                   "no gather kernel for " + std::to_string(elem_bytes) + "-byte elements"};
+  }
+}
+
+}  // namespace gscheck::cuda
