@@ -567,7 +567,8 @@ struct InvalidBuilder {
     Case c;
     Shape params = shape(uniform_shrinking(1, 3));
     Shape indices = shape(uniform_shrinking(0, 2));
-    std::optional<int64_t> axis = 0;
+    bool axis_none = false;
+    int64_t axis = 0;
     int64_t b = 0;
     DType axis_dt = shape_dtype(k.index_dtype);
     DType idx_dt = k.index_dtype;
@@ -575,7 +576,7 @@ struct InvalidBuilder {
     switch (rule) {
       case InvalidRule::kParamsScalar:
         params = Shape{};
-        if (choose(2)) axis.reset();
+        axis_none = choose(2) != 0;
         break;
       case InvalidRule::kAxisNotScalar:
         axis_shape = Shape{uniform_shrinking(1, 2)};
@@ -596,14 +597,14 @@ struct InvalidBuilder {
       case InvalidRule::kBatchDimsOutOfRange: {
         const int64_t ri = indices.rank();
         b = (ri + 1 + small_offset()) * (choose(2) ? 1 : -1);
-        axis = params.rank() - 1;
+        axis = -1;  // a constant axis 0 would make Python drop batch_dims
         break;
       }
       case InvalidRule::kBatchDimsVsParamsRank: {
         // batch_dims within [-ri, ri] but not below rank(params).
         indices = Shape(cat({&params.dims(), &shape(uniform_shrinking(0, 2)).dims()}));
         b = params.rank();
-        axis = params.rank() - 1;
+        axis = -1;
         break;
       }
       case InvalidRule::kBatchDimsAboveAxis: {
@@ -612,7 +613,7 @@ struct InvalidBuilder {
         std::vector<int64_t> lead(params.dims().begin(), params.dims().begin() + b);
         const Shape more = shape(uniform_shrinking(0, 2));
         indices = Shape(cat({&lead, &more.dims()}));
-        axis = b - 1;
+        axis = b - 1 - params.rank();  // negative: normalises to b - 1, never the constant 0
         break;
       }
       case InvalidRule::kBatchShapeMismatch: {
@@ -641,10 +642,10 @@ struct InvalidBuilder {
     }
     c.params = data(params);
     c.indices = zeros_idx(indices, idx_dt);
-    if (axis) {
+    if (!axis_none) {
       c.axis = int_tensor(
           axis_dt, axis_shape,
-          std::vector<int64_t>(static_cast<size_t>(axis_shape.num_elements().value()), *axis));
+          std::vector<int64_t>(static_cast<size_t>(axis_shape.num_elements().value()), axis));
     }
     c.batch_dims = b;
     return c;
