@@ -20,9 +20,9 @@ struct Mismatch {
 /// The result of one comparison.
 struct Verdict {
   bool pass = false;
-  std::string summary;                 ///< one line: why it passed or how it failed
-  std::vector<Mismatch> mismatches;    ///< the first differing elements (at most max_mismatches)
-  int64_t mismatch_count = 0;          ///< how many elements differ in all
+  std::string summary;               ///< one line: why it passed or how it failed
+  std::vector<Mismatch> mismatches;  ///< the first differing elements (at most max_mismatches)
+  int64_t mismatch_count = 0;        ///< how many elements differ in all
 };
 
 /// How strictly to compare.

@@ -1,0 +1,370 @@
+#include "compare/compare.h"
+
+#include <cfloat>
+#include <complex>
+#include <functional>
+#include <regex>
+#include <span>
+#include <type_traits>
+
+#include "compare/elements.h"
+#include "compare/scatter_rows.h"
+#include "compare/summation.h"
+
+namespace gscheck::compare {
+namespace {
+
+std::string describe(const Tensor& t) {
+  return "a " + std::string(dtype_name(t.dtype())) + " " + t.shape().to_string() + " tensor";
+}
+std::string describe(const Error& e) {
+  return "error " + std::string(error_class_name(e.cls)) + ": " + e.message;
+}
+
+Verdict pass(std::string summary) { return {true, std::move(summary), {}, 0}; }
+Verdict fail(std::string summary) { return {false, std::move(summary), {}, 0}; }
+
+// Counts how each element was accepted, and collects the first mismatches.
+class Tally {
+ public:
+  Tally(const Shape& shape, const Options& opts) : shape_(shape), opts_(opts) {}
+  enum Kind { kExact, kUntouched, kSetValued, kBounded, kOperand, kNumKinds };
+  void accept(Kind k) { ++counts_[k]; }
+  void reject(int64_t i, std::string expected, std::string got) {
+    ++v_.mismatch_count;
+    if (static_cast<int>(v_.mismatches.size()) < opts_.max_mismatches)
+      v_.mismatches.push_back({unravel(shape_, i), std::move(expected), std::move(got)});
+  }
+  Verdict finish(int64_t n) && {
+    v_.pass = v_.mismatch_count == 0;
+    if (!v_.pass) {
+      const Mismatch& m = v_.mismatches.front();
+      v_.summary = std::to_string(v_.mismatch_count) + " of " + std::to_string(n) +
+                   " elements differ; first at " + format_index(m.index) + ": expected " +
+                   m.expected + ", got " + m.got;
+      return std::move(v_);
+    }
+    if (counts_[kExact] == n) {
+      v_.summary = "bit-exact (" + std::to_string(n) + " elements)";
+      return std::move(v_);
+    }
+    static constexpr const char* kNames[] = {
+        "bit-exact", "untouched", "one of the colliding updates",
+        "within the summation-order bound", "one of the operands (NaN or signed zero)"};
+    std::string s = "matches:";
+    bool first = true;
+    for (int k = 0; k < kNumKinds; ++k) {
+      if (!counts_[k]) continue;
+      s += (first ? " " : ", ") + std::to_string(counts_[k]) + " " + kNames[k];
+      first = false;
+    }
+    v_.summary = s;
+    return std::move(v_);
+  }
+
+ private:
+  const Shape& shape_;
+  const Options& opts_;
+  Verdict v_;
+  int64_t counts_[kNumKinds] = {};
+};
+
+template <class T>
+constexpr bool kIsFloat = std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                          std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>;
+template <class T>
+constexpr bool kIsComplex =
+    std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>;
+
+// The component type: float for complex64, the type itself otherwise.
+template <class T>
+struct RealOf {
+  using type = T;
+};
+template <class R>
+struct RealOf<std::complex<R>> {
+  using type = R;
+};
+
+template <class T>
+double as_double(T v) {
+  if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
+    return to_float(v);
+  } else {
+    return static_cast<double>(v);
+  }
+}
+
+template <class T>
+bool is_nan(const T& v) {
+  if constexpr (kIsFloat<T>) {
+    return std::isnan(as_double(v));
+  } else {
+    return false;
+  }
+}
+
+// Unit roundoff and largest finite value of a float type.
+template <class T>
+double unit_roundoff() {
+  if constexpr (std::is_same_v<T, Float16>) return 0x1p-11;
+  if constexpr (std::is_same_v<T, BFloat16>) return 0x1p-8;
+  if constexpr (std::is_same_v<T, float>) return 0x1p-24;
+  return 0x1p-53;
+}
+template <class T>
+double max_finite() {
+  if constexpr (std::is_same_v<T, Float16>) return 65504.0;
+  if constexpr (std::is_same_v<T, BFloat16>) return 0x1.fep127;
+  if constexpr (std::is_same_v<T, float>) return FLT_MAX;
+  return DBL_MAX;
+}
+
+// A string made of prefix followed by the parts in some order (string adds on tf-gpu).
+bool is_concatenation_in_some_order(std::string_view got, std::vector<std::string_view>& parts,
+                                    std::vector<bool>& used, std::size_t left) {
+  if (left == 0) return got.empty();
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (used[i] || got.substr(0, parts[i].size()) != parts[i]) continue;
+    // Equal parts are interchangeable: try only the first unused one of each value.
+    bool seen = false;
+    for (std::size_t j = 0; j < i && !seen; ++j) seen = !used[j] && parts[j] == parts[i];
+    if (seen) continue;
+    used[i] = true;
+    if (is_concatenation_in_some_order(got.substr(parts[i].size()), parts, used, left - 1))
+      return true;
+    used[i] = false;
+  }
+  return false;
+}
+
+// Compare a scatter output element by element with the rules of its op.
+template <class T>
+void compare_scatter(const Case& c, const ScatterRows& rows, const Tensor& expected_t,
+                     const Tensor& got_t, const Options& opts, Tally& tally) {
+  const T* expected = expected_t.data_as<T>();
+  const T* got = got_t.data_as<T>();
+  const T* updates = c.updates->data_as<T>();
+  const T* start = is_tensor_scatter(c.op) ? c.tensor->data_as<T>() : nullptr;
+  const int64_t n = got_t.num_elements();
+  const int64_t slice_size = rows.slice_size;
+  const bool subtracts = c.op == Op::kTensorScatterSub;
+  const bool adds = c.op == Op::kScatterNd || c.op == Op::kTensorScatterAdd || subtracts;
+  const bool min_max = c.op == Op::kTensorScatterMin || c.op == Op::kTensorScatterMax;
+  const bool any_order = c.semantics == Semantics::kTfGpu;
+
+  auto exact = [&](int64_t e) {
+    if (same_bits(got[e], expected[e])) {
+      tally.accept(Tally::kExact);
+    } else {
+      tally.reject(e, format_value(expected[e]), format_value(got[e]));
+    }
+  };
+
+  std::size_t p = 0;
+  std::vector<double> terms, imag_terms;
+  for (int64_t e = 0; e < n; ++e) {
+    const int64_t slice = e / slice_size, j = e % slice_size;
+    while (p < rows.by_slice.size() && rows.by_slice[p].first < slice) ++p;
+    std::size_t q = p;
+    while (q < rows.by_slice.size() && rows.by_slice[q].first == slice) ++q;
+    const std::span<const std::pair<int64_t, int64_t>> hits(rows.by_slice.data() + p, q - p);
+    auto update = [&](std::size_t h) -> const T& {
+      return updates[hits[h].second * slice_size + j];
+    };
+
+    if (hits.empty()) {  // no row addresses it: the starting value, bit for bit
+      const T zero{};
+      const T& s = start ? start[e] : zero;
+      if (same_bits(got[e], s)) {
+        tally.accept(Tally::kUntouched);
+      } else {
+        tally.reject(e, format_value(s) + " (untouched)", format_value(got[e]));
+      }
+      continue;
+    }
+    if (same_bits(got[e], expected[e])) {
+      tally.accept(Tally::kExact);
+      continue;
+    }
+
+    if (min_max) {
+      // NaN operands: any operand may win, never a third value. tf-gpu also leaves the choice
+      // between equal operands (+0 and -0) to the order of its atomics.
+      bool nan = start && is_nan(start[e]);
+      for (std::size_t h = 0; h < hits.size(); ++h) nan = nan || is_nan(update(h));
+      if constexpr (kIsFloat<T>) {
+        if (nan || (any_order && as_double(got[e]) == as_double(expected[e]))) {
+          bool operand = start && same_bits(got[e], start[e]);
+          for (std::size_t h = 0; h < hits.size() && !operand; ++h)
+            operand = same_bits(got[e], update(h));
+          if (operand) {
+            tally.accept(Tally::kOperand);
+          } else {
+            tally.reject(e, format_value(expected[e]) + " or another operand",
+                         format_value(got[e]));
+          }
+          continue;
+        }
+      }
+      exact(e);
+      continue;
+    }
+    if (!any_order || hits.size() < 2) {  // row order, or a single row: one result
+      exact(e);
+      continue;
+    }
+    if (c.op == Op::kTensorScatterUpdate) {
+      bool found = false;
+      for (std::size_t h = 0; h < hits.size() && !found; ++h) found = same_bits(got[e], update(h));
+      if (found) {
+        tally.accept(Tally::kSetValued);
+      } else {
+        std::string set = "one of {";
+        for (std::size_t h = 0; h < hits.size(); ++h)
+          set += (h ? ", " : "") + format_value(update(h));
+        tally.reject(e, set + "}", format_value(got[e]));
+      }
+      continue;
+    }
+    if (!adds) {
+      exact(e);
+      continue;
+    }
+    // add/sub with duplicates in any order.
+    if constexpr (kIsFloat<T> || kIsComplex<T>) {
+      auto collect = [&](auto part, std::vector<double>& out) {
+        out.clear();
+        if (start) out.push_back(part(start[e]));
+        for (std::size_t h = 0; h < hits.size(); ++h)
+          out.push_back(subtracts ? -part(update(h)) : part(update(h)));
+      };
+      using R = typename RealOf<T>::type;
+      SumProblem problem;
+      const bool widened = opts.half_accumulated_in_float &&
+                           (std::is_same_v<R, Float16> || std::is_same_v<R, BFloat16>);
+      problem.unit_roundoff = widened ? 0x1p-24 : unit_roundoff<R>();
+      problem.store_roundoff = widened ? unit_roundoff<R>() : 0;
+      problem.max_finite = max_finite<R>();
+      std::string why_re, why_im;
+      bool ok;
+      if constexpr (kIsComplex<T>) {
+        collect([](const T& v) { return static_cast<double>(v.real()); }, terms);
+        collect([](const T& v) { return static_cast<double>(v.imag()); }, imag_terms);
+        problem.terms = terms;
+        ok = sum_allows(problem, static_cast<double>(got[e].real()), &why_re);
+        problem.terms = imag_terms;
+        ok = sum_allows(problem, static_cast<double>(got[e].imag()), &why_im) && ok;
+        why_re = "(" + why_re + ", " + why_im + ")";
+      } else {
+        collect([](const T& v) { return as_double(v); }, terms);
+        problem.terms = terms;
+        ok = sum_allows(problem, as_double(got[e]), &why_re);
+      }
+      if (ok) {
+        tally.accept(Tally::kBounded);
+      } else {
+        tally.reject(e, why_re, format_value(got[e]));
+      }
+    } else if constexpr (std::is_same_v<T, std::string>) {
+      std::string_view rest = got[e];
+      const std::string& prefix = start ? start[e] : std::string();
+      bool ok = rest.substr(0, prefix.size()) == prefix;
+      if (ok) {
+        std::vector<std::string_view> parts;
+        for (std::size_t h = 0; h < hits.size(); ++h) parts.push_back(update(h));
+        std::vector<bool> used(parts.size(), false);
+        ok = is_concatenation_in_some_order(rest.substr(prefix.size()), parts, used, parts.size());
+      }
+      if (ok) {
+        tally.accept(Tally::kSetValued);
+      } else {
+        tally.reject(e, "the updates concatenated in some order, e.g. " + format_value(expected[e]),
+                     format_value(got[e]));
+      }
+    } else {
+      exact(e);  // integers wrap and bool adds are OR: every order gives the same bits
+    }
+  }
+}
+
+Verdict compare_tensors(const Case& c, const Tensor& expected, const Tensor& got,
+                        const Options& opts) {
+  if (expected.dtype() != got.dtype() || expected.shape() != got.shape())
+    return fail("expected " + describe(expected) + ", got " + describe(got));
+  Tally tally(got.shape(), opts);
+  const int64_t n = got.num_elements();
+  std::optional<ScatterRows> rows;
+  if (is_scatter(c.op)) rows = decode_scatter_rows(c, got.shape());
+  const bool start_ok = !is_tensor_scatter(c.op) || (c.tensor && c.tensor->dtype() == got.dtype() &&
+                                                     c.tensor->shape() == got.shape());
+  const bool updates_ok = c.updates && c.updates->dtype() == got.dtype();
+  visit_dtype(got.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if (rows && start_ok && updates_ok) {
+      compare_scatter<T>(c, *rows, expected, got, opts, tally);
+      return;
+    }
+    // Gathers, and scatters whose inputs do not decode: bit for bit.
+    const T* e = expected.data_as<T>();
+    const T* g = got.data_as<T>();
+    for (int64_t i = 0; i < n; ++i) {
+      if (same_bits(g[i], e[i])) {
+        tally.accept(Tally::kExact);
+      } else {
+        tally.reject(i, format_value(e[i]), format_value(g[i]));
+      }
+    }
+  });
+  return std::move(tally).finish(n);
+}
+
+}  // namespace
+
+Verdict compare_outcomes(const Case& c, const Outcome& expected, const Outcome& got,
+                         const Options& opts) {
+  if (!expected.ok() && !got.ok()) {
+    const Error& e = expected.error();
+    const Error& g = got.error();
+    if (e.cls != g.cls) return fail("expected " + describe(e) + "; got " + describe(g));
+    if (opts.compare_messages && e.message != g.message)
+      return fail("same error class " + std::string(error_class_name(e.cls)) +
+                  " but the message differs: expected \"" + e.message + "\", got \"" + g.message +
+                  "\"");
+    return pass("error " + std::string(error_class_name(e.cls)) +
+                (opts.compare_messages ? " with the same message" : ""));
+  }
+  if (!expected.ok())
+    return fail("expected " + describe(expected.error()) + "; got " + describe(*got));
+  if (!got.ok()) return fail("expected " + describe(*expected) + "; got " + describe(got.error()));
+  return compare_tensors(c, *expected, *got, opts);
+}
+
+Options options_for(const Capabilities& caps) {
+  Options o;
+  o.compare_messages = caps.tf_messages;
+  o.half_accumulated_in_float = caps.accumulates_half_in_float;
+  return o;
+}
+
+Verdict check_expect(const Case& c, const Expect& expect, const Outcome& got, const Options& opts) {
+  if (expect.output) return compare_outcomes(c, Outcome(*expect.output), got, opts);
+  if (!expect.error_class) return fail("the expect block names neither an output nor an error");
+  const std::string want = "error " + std::string(error_class_name(*expect.error_class)) +
+                           (expect.error_regex ? " matching /" + *expect.error_regex + "/" : "");
+  if (got.ok()) return fail("expected " + want + "; got " + describe(*got));
+  const Error& g = got.error();
+  if (g.cls != *expect.error_class) return fail("expected " + want + "; got " + describe(g));
+  if (expect.error_regex) {
+    bool found = false;
+    try {
+      found = std::regex_search(g.message, std::regex(*expect.error_regex, std::regex::ECMAScript));
+    } catch (const std::regex_error& ex) {
+      return fail("invalid expected-message regex /" + *expect.error_regex + "/: " + ex.what());
+    }
+    if (!found) return fail("expected " + want + "; got message \"" + g.message + "\"");
+  }
+  return pass(want);
+}
+
+}  // namespace gscheck::compare
