@@ -1,0 +1,234 @@
+// The reference's tf.gather: every GatherV2 check with TensorFlow's text, both semantics,
+// Python's axis/batch_dims handling and the lazy validation of empty tensors.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <limits>
+
+#include "tests/reference/test_util.h"
+
+namespace gscheck {
+namespace {
+
+using namespace gscheck::testing;  // NOLINT
+
+TEST(ReferenceGather, Axis0CopiesRows) {
+  expect_output(gather(iota_f32({3, 2}), i32({3}, {2, 0, 2})), f32({3, 2}, {4, 5, 0, 1, 4, 5}));
+}
+
+TEST(ReferenceGather, Axis1AndNegativeAxisAgree) {
+  const Tensor want = f32({2, 2}, {2, 0, 5, 3});
+  expect_output(gather(iota_f32({2, 3}), i32({2}, {2, 0}), 1), want);
+  expect_output(gather(iota_f32({2, 3}), i32({2}, {2, 0}), -1), want);
+}
+
+TEST(ReferenceGather, ScalarIndicesDropTheAxis) {
+  expect_output(gather(iota_f32({3, 2}), i64({}, {1})), f32({2}, {2, 3}));
+}
+
+TEST(ReferenceGather, IndicesShapeIsSplicedIn) {
+  Outcome o = reference::run(gather(iota_f32({2, 3, 2}), i32({2, 2}, {0, 2, 1, 1}), 1));
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->shape(), (Shape{2, 2, 2, 2}));
+  // out[1, 0, 1, :] (flat 10) = params[1, indices[0, 1] = 2, :] = {10, 11}
+  EXPECT_EQ(o->data_as<float>()[10], 10.0f);
+  EXPECT_EQ(o->data_as<float>()[11], 11.0f);
+  // out[0, 1, 0, :] (flat 4) = params[0, indices[1, 0] = 1, :] = {2, 3}
+  EXPECT_EQ(o->data_as<float>()[4], 2.0f);
+}
+
+TEST(ReferenceGather, BatchDimsWithAxisNoneUsesAxisEqualBatchDims) {
+  // params [2,3], indices [2,2], batch_dims=1, axis=None -> axis=1: out[b,i] = params[b, idx[b,i]]
+  expect_output(gather(iota_f32({2, 3}), i32({2, 2}, {2, 0, 1, 1}), std::nullopt, 1),
+                f32({2, 2}, {2, 0, 4, 4}));
+}
+
+TEST(ReferenceGather, NegativeBatchDimsIsNormalisedAgainstIndicesRank) {
+  expect_output(gather(iota_f32({2, 3}), i32({2, 2}, {2, 0, 1, 1}), 1, -1),
+                f32({2, 2}, {2, 0, 4, 4}));
+}
+
+TEST(ReferenceGather, BatchDimsWithInnerDims) {
+  // params [2,3,2], axis 1, batch_dims 1: out[b,i,:] = params[b, idx[b,i], :]
+  expect_output(gather(iota_f32({2, 3, 2}), i32({2, 1}, {2, 0}), 1, 1),
+                f32({2, 1, 2}, {4, 5, 6, 7}));
+}
+
+TEST(ReferenceGather, AxisZeroDropsBatchDimsAsPythonDoes) {
+  // tf.gather calls GatherV2 without batch_dims when axis is 0: a plain axis-0 gather.
+  Outcome o = reference::run(gather(iota_f32({2, 3}), i32({2, 2}, {1, 0, 0, 1}), 0, 1));
+  ASSERT_TRUE(o.ok()) << o.error().message;
+  EXPECT_EQ(o->shape(), (Shape{2, 2, 3}));
+}
+
+TEST(ReferenceGather, ParamsMustBeAtLeast1D) {
+  expect_invalid(gather(f32({}, {1}), i32({1}, {0})), "params must be at least 1 dimensional");
+}
+
+TEST(ReferenceGather, AxisMustBeScalar) {
+  Case c = gather(iota_f32({3}), i32({1}, {0}));
+  c.axis = i64({1}, {0});
+  expect_invalid(c, "axis must be scalar");
+}
+
+TEST(ReferenceGather, AxisMustBeInt32OrInt64) {
+  Case c = gather(iota_f32({3}), i32({1}, {0}));
+  c.axis = tensor<int16_t>({}, {0});
+  expect_invalid(c, "axis must be int32 or int64.");
+}
+
+TEST(ReferenceGather, AxisInt64MaxIsRejected) {
+  expect_invalid(gather(iota_f32({3}), i32({1}, {0}), std::numeric_limits<int64_t>::max()),
+                 "axis must be less than kint64max");
+}
+
+TEST(ReferenceGather, AxisOutOfRangeNamesTheMinimumRank) {
+  expect_invalid(gather(iota_f32({2, 3}), i32({1}, {0}), 2),
+                 "Shape must be at least rank 3 but is rank 2");
+  expect_invalid(gather(iota_f32({2, 3}), i32({1}, {0}), -3),
+                 "Shape must be at least rank 3 but is rank 2");
+}
+
+TEST(ReferenceGather, AxisInt64MinDoesNotOverflow) {
+  expect_invalid(gather(iota_f32({2, 3}), i32({1}, {0}), std::numeric_limits<int64_t>::min()),
+                 "Shape must be at least rank 9223372036854775808 but is rank 2");
+}
+
+TEST(ReferenceGather, BatchDimsRange) {
+  expect_invalid(gather(iota_f32({2, 3}), i32({2, 1}, {0, 0}), 1, 3),
+                 "Expected batch_dims in the range [-2, 2], but got 3");
+  expect_invalid(gather(iota_f32({2, 3}), i32({2, 1}, {0, 0}), 1, -3),
+                 "Expected batch_dims in the range [-2, 2], but got -3");
+}
+
+TEST(ReferenceGather, BatchDimsAttrIsAnInt32) {
+  expect_invalid(gather(iota_f32({2, 3}), i32({2}, {0, 0}), 1, int64_t{1} << 40),
+                 "Attr batch_dims has value 1099511627776 out of range for an int32");
+}
+
+TEST(ReferenceGather, BatchDimsLessThanParamsRank) {
+  expect_invalid(gather(iota_f32({2, 3}), i32({2, 3}, {0, 0, 0, 0, 0, 0}), 1, 2),
+                 "batch_dims (2) must be less than rank(params) (2).");
+}
+
+TEST(ReferenceGather, BatchDimsAtMostAxis) {
+  expect_invalid(gather(iota_f32({2, 3, 4}), i32({2, 3}, {0, 0, 0, 0, 0, 0}), 1, 2),
+                 "batch_dims (2) must be less than or equal to axis (1).");
+}
+
+TEST(ReferenceGather, BatchDimsMustMatch) {
+  expect_invalid(gather(iota_f32({2, 3}), i32({3, 1}, {0, 0, 0}), 1, 1),
+                 "params.shape[0]: 2 should be equal to indices.shape[0]: 3");
+}
+
+TEST(ReferenceGather, GatherDimTooLargeForIndexType) {
+  expect_invalid(gather(zeros(DType::kUInt8, {40000}), tensor<int16_t>({1}, {0})),
+                 "params.shape[0] too large for int16 indexing: 40000 > 32767");
+}
+
+TEST(ReferenceGather, Int16IndicesWork) {
+  expect_output(gather(iota_f32({4}), tensor<int16_t>({2}, {3, 1})), f32({2}, {3, 1}));
+}
+
+TEST(ReferenceGather, BadIndexOnCpuNamesPositionValueAndRange) {
+  expect_bad_index(gather(iota_f32({3}), i32({2}, {0, 5})), "indices[1] = 5 is not in [0, 3)");
+  expect_bad_index(gather(iota_f32({3}), i64({2, 2}, {0, 1, -1, 0})),
+                   "indices[1,0] = -1 is not in [0, 3)");
+  expect_bad_index(gather(iota_f32({3}), i32({}, {7})), "indices = 7 is not in [0, 3)");
+}
+
+TEST(ReferenceGather, FirstBadIndexIsReported) {
+  expect_bad_index(gather(iota_f32({3}), i32({4}, {0, 9, 1, -4})),
+                   "indices[1] = 9 is not in [0, 3)");
+}
+
+TEST(ReferenceGather, NegativeIndicesNeverWrap) {
+  expect_bad_index(gather(iota_f32({3, 2}), i32({1}, {-1})), "indices[0] = -1 is not in [0, 3)");
+}
+
+TEST(ReferenceGather, GpuSemanticsZeroesBadElements) {
+  expect_output(on_gpu(gather(iota_f32({3, 2}), i32({3}, {2, -1, 3}))),
+                f32({3, 2}, {4, 5, 0, 0, 0, 0}));
+}
+
+TEST(ReferenceGather, LazyValidationSkipsIndicesWhenNothingIsCopied) {
+  // inner size 0: no index is read, even bad ones.
+  Outcome o = reference::run(gather(zeros(DType::kFloat32, {5, 0}), i32({4}, {0, 9, -1, 2})));
+  ASSERT_TRUE(o.ok()) << o.error().message;
+  EXPECT_EQ(o->shape(), (Shape{4, 0}));
+  // outer size 0 (axis 1 of [0,3]): no index is read either.
+  Outcome outer = reference::run(gather(zeros(DType::kFloat32, {0, 3}), i32({1}, {7}), 1));
+  ASSERT_TRUE(outer.ok()) << outer.error().message;
+  EXPECT_EQ(outer->shape(), (Shape{0, 1}));
+  // N = 0: nothing read.
+  Outcome none = reference::run(gather(iota_f32({3}), i32({0}, {})));
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none->shape(), (Shape{0}));
+}
+
+TEST(ReferenceGather, EmptyGatherDimWithRowsToCopyFails) {
+  expect_bad_index(gather(zeros(DType::kFloat32, {0, 3}), i32({1}, {0})),
+                   "indices[0] = 0 is not in [0, 0)");
+}
+
+TEST(ReferenceGather, DataMovementIsBitExact) {
+  const float nan = std::bit_cast<float>(0x7fc00123u);
+  Tensor params = f32({3}, {-0.0f, nan, 1.0f});
+  Outcome o = reference::run(gather(params, i32({3}, {1, 0, 1})));
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(std::bit_cast<uint32_t>(o->data_as<float>()[0]), 0x7fc00123u);
+  EXPECT_EQ(std::bit_cast<uint32_t>(o->data_as<float>()[1]), 0x80000000u);
+}
+
+TEST(ReferenceGather, StringsBoolsAndComplex) {
+  expect_output(gather(tensor<std::string>({3}, {"a", "bc", ""}), i32({2}, {1, 1})),
+                tensor<std::string>({2}, {"bc", "bc"}));
+  expect_output(gather(tensor<bool>({2}, {false, true}), i32({2}, {1, 0})),
+                tensor<bool>({2}, {true, false}));
+  using C = std::complex<double>;
+  expect_output(gather(tensor<C>({2}, {C(1, 2), C(3, 4)}), i32({1}, {1})),
+                tensor<C>({1}, {C(3, 4)}));
+}
+
+TEST(ReferenceGather, UnsupportedIndexDtype) {
+  expect_class(gather(iota_f32({3}), tensor<uint8_t>({1}, {0})), ErrorClass::kUnsupported);
+  expect_class(gather(iota_f32({3}), tensor<int8_t>({1}, {0})), ErrorClass::kUnsupported);
+}
+
+TEST(ReferenceGather, OutputBudgetIsEnforced) {
+  reference::Options opts;
+  opts.max_output_bytes = 64;
+  Outcome o = reference::run(gather(iota_f32({4, 8}), i32({3}, {0, 1, 2})), opts);
+  ASSERT_FALSE(o.ok());
+  EXPECT_EQ(o.error().cls, ErrorClass::kResourceExhausted);
+}
+
+TEST(ReferenceGather, OverflowingOutputShapeIsAnError) {
+  // params [0, 2^40, 2^40] is a valid empty tensor; gathering 5 rows along axis 0 would make
+  // [5, 2^40, 2^40], more than 2^63 elements.
+  const int64_t big = int64_t{1} << 40;
+  expect_class(gather(zeros(DType::kFloat32, {0, big, big}), i32({5}, {0, 0, 0, 0, 0})),
+               ErrorClass::kInvalidArgument);
+}
+
+TEST(ReferenceGather, MalformedCaseIsAParseError) {
+  Case c = gather(iota_f32({3}), i32({1}, {0}));
+  c.params.reset();
+  expect_class(c, ErrorClass::kParse);
+  Case p = gather(iota_f32({3}), i32({1}, {0}));
+  p.bad_indices_policy = "IGNORE";
+  expect_class(p, ErrorClass::kParse);
+}
+
+TEST(ReferenceGather, RanksAboveTensorFlowsLimitAreRefused) {
+  std::vector<int64_t> dims(255, 1);
+  expect_class(gather(zeros(DType::kFloat32, Shape(dims)), i32({1}, {0})),
+               ErrorClass::kInvalidArgument);
+  // Each input fits, but the output rank would exceed 254.
+  std::vector<int64_t> d200(200, 1);
+  expect_class(gather(zeros(DType::kFloat32, Shape(d200)), zeros(DType::kInt32, Shape(d200))),
+               ErrorClass::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace gscheck

@@ -1,0 +1,343 @@
+// The reference's tf.scatter_nd and tf.tensor_scatter_nd_*: every ScatterNd / TensorScatter*
+// check with TensorFlow's text, policies, both semantics, duplicates in row order, min/max,
+// half-type rounding and the known traps.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+
+#include "tests/reference/test_util.h"
+
+namespace gscheck {
+namespace {
+
+using namespace gscheck::testing;  // NOLINT
+
+constexpr Op kUpdate = Op::kTensorScatterUpdate;
+constexpr Op kAdd = Op::kTensorScatterAdd;
+constexpr Op kSub = Op::kTensorScatterSub;
+constexpr Op kMin = Op::kTensorScatterMin;
+constexpr Op kMax = Op::kTensorScatterMax;
+
+TEST(ReferenceScatterNd, ScattersSlicesIntoZeros) {
+  expect_output(scatter_nd(i32({2, 1}, {3, 1}), f32({2, 2}, {1, 2, 3, 4}), i32({2}, {4, 2})),
+                f32({4, 2}, {0, 0, 3, 4, 0, 0, 1, 2}));
+}
+
+TEST(ReferenceScatterNd, FullDepthScattersElements) {
+  expect_output(scatter_nd(i64({2, 2}, {1, 0, 0, 1}), f32({2}, {5, 6}), i64({2}, {2, 2})),
+                f32({2, 2}, {0, 6, 5, 0}));
+}
+
+TEST(ReferenceScatterNd, DuplicateFloatAddsInRowOrder) {
+  // Row order: ((0 + 1e8) + 1) - 1e8 = 0 in float; another order would give 1.
+  expect_output(scatter_nd(i32({3, 1}, {0, 0, 0}), f32({3}, {1e8f, 1.0f, -1e8f}), i32({1}, {1})),
+                f32({1}, {0.0f}));
+}
+
+TEST(ReferenceScatterNd, DuplicateBoolAddIsOr) {
+  expect_output(
+      scatter_nd(i32({3, 1}, {0, 0, 1}), tensor<bool>({3}, {true, true, false}), i32({1}, {2})),
+      tensor<bool>({2}, {true, false}));
+}
+
+TEST(ReferenceScatterNd, DuplicateStringAddConcatenatesInRowOrder) {
+  expect_output(
+      scatter_nd(i32({3, 1}, {1, 1, 1}), tensor<std::string>({3}, {"a", "b", "c"}), i32({1}, {2})),
+      tensor<std::string>({2}, {"", "abc"}));
+}
+
+TEST(ReferenceScatterNd, IntegerAddWraps) {
+  expect_output(scatter_nd(i32({2, 1}, {0, 0}), tensor<int8_t>({2}, {100, 100}), i32({1}, {1})),
+                tensor<int8_t>({1}, {-56}));
+}
+
+TEST(ReferenceScatterNd, IndicesRankAtLeastOne) {
+  expect_invalid(scatter_nd(i32({}, {0}), f32({1}, {1}), i32({1}, {2})),
+                 "Indices shape must have rank at least one. Found:[]");
+}
+
+TEST(ReferenceScatterNd, UpdatesRankAtLeastOne) {
+  expect_invalid(scatter_nd(i32({1, 1}, {0}), f32({}, {1}), i32({1}, {2})),
+                 "Updates shape must have rank at least one. Found:[]");
+}
+
+TEST(ReferenceScatterNd, ShapeEntriesAreValidated) {
+  expect_invalid(scatter_nd(i32({1, 1}, {0}), f32({1}, {1}), i64({2}, {2, -1})),
+                 "Dimension -1 must be >= 0");
+  expect_invalid(scatter_nd(i32({1, 1}, {0}), f32({1}, {1}), i64({3}, {int64_t{1} << 62, 4, -1})),
+                 "Shape [4611686018427387904,4,?] would have more than 2**63 - 1 elements");
+  expect_invalid(
+      scatter_nd(i32({1, 1}, {0}), f32({1}, {1}), i64({255}, std::vector<int64_t>(255, 1))),
+      "Too many dimensions");
+}
+
+TEST(ReferenceScatterNd, EmptyShapeVectorWithUpdates) {
+  expect_invalid(scatter_nd(i32({1, 1}, {0}), f32({1}, {1}), i32({0}, {})),
+                 "Indices and updates specified for empty output shape");
+}
+
+TEST(ReferenceScatterNd, OuterDimsMustMatch) {
+  expect_invalid(scatter_nd(i32({2, 1}, {0, 1}), f32({3}, {1, 2, 3}), i32({1}, {4})),
+                 "Dimensions [0,1) of indices[shape=[2,1]] must match dimensions [0,1) of "
+                 "updates[shape=[3]]");
+}
+
+TEST(ReferenceScatterNd, UpdatesRankBelowIndicesRankMinusOneIsAnErrorNotACrash) {
+  expect_invalid(scatter_nd(i32({2, 2, 1}, {0, 1, 2, 3}), f32({2}, {1, 2}), i32({1}, {4})),
+                 "Dimensions [0,2) of indices[shape=[2,2,1]] must match dimensions [0,2) of "
+                 "updates[shape=[2]]");
+}
+
+TEST(ReferenceScatterNd, InnerDimsMustMatch) {
+  expect_invalid(scatter_nd(i32({2, 1}, {0, 1}), zeros(DType::kFloat32, {2, 5}), i32({2}, {4, 3})),
+                 "Dimensions [1,2) of input[shape=[4,3]] must match dimensions [1,2) of "
+                 "updates[shape=[2,5]]");
+  expect_invalid(scatter_nd(i32({2, 1}, {0, 1}), f32({2}, {1, 2}), i32({2}, {4, 3})),
+                 "Dimensions [1,2) of input[shape=[4,3]] must match dimensions [1,1) of "
+                 "updates[shape=[2]]");
+}
+
+TEST(ReferenceScatterNd, ShapeMustBeAVectorIsCheckedLast) {
+  expect_invalid(
+      scatter_nd(i32({2, 1}, {0, 1}), zeros(DType::kFloat32, {2, 3}), i32({1, 2}, {4, 3})),
+      "Shape must be a vector");
+}
+
+TEST(ReferenceScatterNd, EmptyOutputWithUpdates) {
+  expect_invalid(scatter_nd(i32({1, 1}, {0}), f32({1}, {1}), i32({1}, {0})),
+                 "Indices and updates specified for empty output.  indices shape: [1,1]");
+}
+
+TEST(ReferenceScatterNd, IndexSpaceLimits) {
+  expect_invalid(scatter_nd(zeros(DType::kInt32, {0, 1}), zeros(DType::kFloat32, {0, 0}),
+                            i64({2}, {int64_t{1} << 31, 0})),
+                 "params_shape[0] too large for int32 indexing: 2147483648 > 2147483647");
+  expect_invalid(
+      scatter_nd(zeros(DType::kInt32, {0, 1}), zeros(DType::kFloat32, {0, int64_t{1} << 31}),
+                 i64({2}, {0, int64_t{1} << 31})),
+      "slice size is too large for indexing: 2147483648 > 2147483647");
+}
+
+TEST(ReferenceScatterNd, EmptyOutputSucceeds) {
+  Outcome o = reference::run(
+      scatter_nd(zeros(DType::kInt32, {0, 1}), zeros(DType::kFloat32, {0, 3}), i32({2}, {0, 3})));
+  ASSERT_TRUE(o.ok()) << o.error().message;
+  EXPECT_EQ(o->shape(), (Shape{0, 3}));
+}
+
+TEST(ReferenceScatterNd, ZeroRowsLeaveZeros) {
+  expect_output(
+      scatter_nd(zeros(DType::kInt32, {0, 1}), zeros(DType::kFloat32, {0, 2}), i32({2}, {2, 2})),
+      f32({2, 2}, {0, 0, 0, 0}));
+}
+
+TEST(ReferenceScatterNd, DepthAboveSevenFailsWithTheKernelsText) {
+  expect_invalid(
+      scatter_nd(zeros(DType::kInt32, {1, 8}), f32({1}, {1}), i32({8}, {1, 1, 1, 1, 1, 1, 1, 1})),
+      "Only indices.shape[-1] values between 1 and 5 are currently supported.  "
+      "Requested rank: 8");
+}
+
+TEST(ReferenceScatterNd, DepthZeroWithUpdatesFails) {
+  expect_invalid(scatter_nd(zeros(DType::kInt32, {2, 0}), f32({2, 1}, {1, 2}), i32({1}, {1})),
+                 "Indices and updates specified for empty output shape");
+}
+
+TEST(ReferenceScatterNd, BadIndexNamesTheLastBadRowOnCpu) {
+  expect_bad_index(scatter_nd(i32({3, 1}, {5, 1, -1}), f32({3}, {1, 2, 3}), i32({1}, {4})),
+                   "indices[2] = [-1] does not index into shape [4]");
+  expect_bad_index(scatter_nd(i64({2, 2, 2}, {0, 0, 0, 1, 2, 0, 0, 0}), f32({2, 2}, {1, 2, 3, 4}),
+                              i64({2}, {2, 2})),
+                   "indices[1,0] = [2, 0] does not index into shape [2,2]");
+}
+
+TEST(ReferenceScatterNd, PoliciesOnCpu) {
+  for (const char* p : {"", "DEFAULT", "ERROR"}) {
+    expect_bad_index(scatter_nd(i32({2, 1}, {0, 4}), f32({2}, {1, 2}), i32({1}, {4}), p),
+                     "indices[1] = [4] does not index into shape [4]");
+  }
+  expect_output(scatter_nd(i32({2, 1}, {0, 4}), f32({2}, {1, 2}), i32({1}, {4}), "IGNORE"),
+                f32({4}, {1, 0, 0, 0}));
+  expect_invalid(scatter_nd(i32({2, 1}, {0, 4}), f32({2}, {1, 2}), i32({1}, {4}), "SKIP"),
+                 "Unknown bad indices handling attribute: SKIP");
+}
+
+TEST(ReferenceScatterNd, GpuSemanticsSkipsBadRows) {
+  const Tensor want = f32({4}, {1, 0, 0, 0});
+  expect_output(on_gpu(scatter_nd(i32({3, 1}, {0, 4, -1}), f32({3}, {1, 2, 3}), i32({1}, {4}))),
+                want);
+  expect_output(
+      on_gpu(scatter_nd(i32({3, 1}, {0, 4, -1}), f32({3}, {1, 2, 3}), i32({1}, {4}), "IGNORE")),
+      want);
+  expect_bad_index(
+      on_gpu(scatter_nd(i32({3, 1}, {0, 4, -1}), f32({3}, {1, 2, 3}), i32({1}, {4}), "ERROR")),
+      "indices[2] = [-1] does not index into shape [4]");
+}
+
+TEST(ReferenceScatterNd, IndexDtypesAndBudget) {
+  expect_class(scatter_nd(tensor<int16_t>({1, 1}, {0}), f32({1}, {1}), tensor<int16_t>({1}, {2})),
+               ErrorClass::kUnsupported);
+  reference::Options opts;
+  opts.max_output_bytes = 1024;
+  Outcome o = reference::run(
+      scatter_nd(i64({1, 1}, {0}), f32({1}, {1}), i64({1}, {int64_t{1} << 40})), opts);
+  ASSERT_FALSE(o.ok());
+  EXPECT_EQ(o.error().cls, ErrorClass::kResourceExhausted);
+}
+
+TEST(ReferenceTensorScatter, UpdateLastRowWins) {
+  expect_output(
+      tensor_scatter(kUpdate, f32({3}, {9, 9, 9}), i32({3, 1}, {1, 1, 2}), f32({3}, {1, 2, 3})),
+      f32({3}, {9, 2, 3}));
+}
+
+TEST(ReferenceTensorScatter, AddAndSubStartFromTheTensor) {
+  expect_output(tensor_scatter(kAdd, f32({3}, {1, 1, 1}), i32({2, 1}, {0, 0}), f32({2}, {2, 3})),
+                f32({3}, {6, 1, 1}));
+  expect_output(tensor_scatter(kSub, i64({3}, {1, 1, 1}), i32({2, 1}, {2, 0}), i64({2}, {5, 1})),
+                i64({3}, {0, 1, -4}));
+}
+
+TEST(ReferenceTensorScatter, MinAndMax) {
+  expect_output(tensor_scatter(kMin, i32({2}, {5, 5}), i32({3, 1}, {0, 0, 1}), i32({3}, {3, 7, 9})),
+                i32({2}, {3, 5}));
+  expect_output(tensor_scatter(kMax, i32({2}, {5, 5}), i32({3, 1}, {0, 0, 1}), i32({3}, {3, 7, 9})),
+                i32({2}, {7, 9}));
+}
+
+TEST(ReferenceTensorScatter, MinMaxWithNaNKeepOneOperand) {
+  const float nan = std::nanf("");
+  Outcome o = reference::run(
+      tensor_scatter(kMin, f32({2}, {1, nan}), i32({2, 1}, {0, 1}), f32({2}, {nan, 0})));
+  ASSERT_TRUE(o.ok());
+  // std::min semantics: a NaN update never replaces; a NaN output is never replaced.
+  EXPECT_EQ(o->data_as<float>()[0], 1.0f);
+  EXPECT_TRUE(std::isnan(o->data_as<float>()[1]));
+}
+
+TEST(ReferenceTensorScatter, UpdateMovesBitsExactly) {
+  const float nan = std::bit_cast<float>(0x7f800001u);
+  Outcome o = reference::run(
+      tensor_scatter(kUpdate, f32({2}, {1, 1}), i32({2, 1}, {0, 1}), f32({2}, {-0.0f, nan})));
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(std::bit_cast<uint32_t>(o->data_as<float>()[0]), 0x80000000u);
+  EXPECT_EQ(std::bit_cast<uint32_t>(o->data_as<float>()[1]), 0x7f800001u);
+}
+
+TEST(ReferenceTensorScatter, HalfTypesRoundAfterEveryAdd) {
+  // 1 + 2^-11 ties to even (1) in float16; twice stays 1, while a float sum would give 1 + 2^-10.
+  const Float16 one = float16_from_float(1.0f);
+  const Float16 tiny = float16_from_float(0x1p-11f);
+  Outcome h = reference::run(tensor_scatter(kAdd, tensor<Float16>({1}, {one}), i32({2, 1}, {0, 0}),
+                                            tensor<Float16>({2}, {tiny, tiny})));
+  ASSERT_TRUE(h.ok());
+  EXPECT_EQ(h->data_as<Float16>()[0].bits, 0x3c00);
+  // bfloat16: 1 + 2^-8 ties to 1; a float sum would give 1 + 2^-7.
+  const BFloat16 bone = bfloat16_from_float(1.0f);
+  const BFloat16 btiny = bfloat16_from_float(0x1p-8f);
+  Outcome b =
+      reference::run(tensor_scatter(kAdd, tensor<BFloat16>({1}, {bone}), i32({2, 1}, {0, 0}),
+                                    tensor<BFloat16>({2}, {btiny, btiny})));
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->data_as<BFloat16>()[0].bits, 0x3f80);
+}
+
+TEST(ReferenceTensorScatter, OuterDimsMustMatch) {
+  expect_invalid(
+      tensor_scatter(kAdd, f32({4}, {0, 0, 0, 0}), i32({2, 1}, {0, 1}), f32({3}, {1, 2, 3})),
+      "Outer dimensions of indices and update must match. Indices shape: [2,1], "
+      "updates shape:[3]");
+  // rank(updates) < rank(indices) - 1: a clean error.
+  expect_invalid(
+      tensor_scatter(kAdd, f32({4}, {0, 0, 0, 0}), i32({2, 2, 1}, {0, 1, 2, 3}), f32({2}, {1, 2})),
+      "Outer dimensions of indices and update must match. Indices shape: [2,2,1], "
+      "updates shape:[2]");
+}
+
+TEST(ReferenceTensorScatter, InnerDimsMustMatch) {
+  expect_invalid(tensor_scatter(kUpdate, zeros(DType::kFloat32, {4, 3}), i32({2, 1}, {0, 1}),
+                                f32({2}, {1, 2})),
+                 "Inner dimensions of output shape must match inner dimensions of updates shape. "
+                 "Output: [4,3] updates: [2]");
+  expect_invalid(tensor_scatter(kUpdate, zeros(DType::kFloat32, {4, 3}), i32({2, 1}, {0, 1}),
+                                zeros(DType::kFloat32, {2, 5})),
+                 "The inner 1 dimensions of output.shape=[4,3] must match the inner 1 dimensions "
+                 "of updates.shape=[2,5]");
+}
+
+TEST(ReferenceTensorScatter, OutputMustBeAtLeast1D) {
+  expect_invalid(
+      tensor_scatter(kAdd, f32({}, {1}), zeros(DType::kInt32, {0, 0}), zeros(DType::kFloat32, {0})),
+      "Output must be at least 1-D, got shape: []");
+}
+
+TEST(ReferenceTensorScatter, RankOneIndicesFail) {
+  expect_invalid(
+      tensor_scatter(kAdd, zeros(DType::kFloat32, {4, 3}), i32({1}, {2}), f32({3}, {1, 2, 3})),
+      "Dimensions [0,1) of indices[shape=[1]] = 1 must match dimensions [0,1) of "
+      "updates[shape=[3]] = 3");
+  expect_invalid(tensor_scatter(kAdd, zeros(DType::kFloat32, {4, 1}), i32({1}, {2}), f32({1}, {1})),
+                 "Dimensions [1,2) of input[shape=[4,1]] must match dimensions [1,1) of "
+                 "updates[shape=[1]]");
+}
+
+TEST(ReferenceTensorScatter, IndicesOfShapeZeroAreANoOpOrACleanError) {
+  Outcome o =
+      reference::run(tensor_scatter(kAdd, zeros(DType::kFloat32, {0, 3}), zeros(DType::kInt32, {0}),
+                                    zeros(DType::kFloat32, {0, 3})));
+  ASSERT_TRUE(o.ok()) << o.error().message;
+  EXPECT_EQ(o->shape(), (Shape{0, 3}));
+  expect_invalid(tensor_scatter(kAdd, f32({3}, {1, 2, 3}), zeros(DType::kInt32, {0}),
+                                zeros(DType::kFloat32, {0})),
+                 "The inner 1 dimensions of output.shape=[3] must match the inner 1 dimensions of "
+                 "updates.shape=[0]");
+}
+
+TEST(ReferenceTensorScatter, ZeroRowsLeaveTheTensorUntouched) {
+  expect_output(tensor_scatter(kMax, f32({2}, {-0.0f, 3}), zeros(DType::kInt32, {0, 1}),
+                               zeros(DType::kFloat32, {0})),
+                f32({2}, {-0.0f, 3}));
+}
+
+TEST(ReferenceTensorScatter, BadIndicesPerSemantics) {
+  const Case c = tensor_scatter(kAdd, f32({2}, {1, 1}), i32({2, 1}, {2, 1}), f32({2}, {5, 5}));
+  expect_bad_index(c, "indices[0] = [2] does not index into shape [2]");
+  expect_output(on_gpu(c), f32({2}, {1, 6}));
+  Case ignore = c;
+  ignore.bad_indices_policy = "IGNORE";
+  expect_output(ignore, f32({2}, {1, 6}));
+}
+
+TEST(ReferenceTensorScatter, StringAndBoolUpdate) {
+  expect_output(tensor_scatter(kUpdate, tensor<std::string>({2}, {"x", "y"}), i32({1, 1}, {1}),
+                               tensor<std::string>({1}, {"z"})),
+                tensor<std::string>({2}, {"x", "z"}));
+  expect_output(tensor_scatter(kUpdate, tensor<bool>({2}, {true, true}), i32({1, 1}, {0}),
+                               tensor<bool>({1}, {false})),
+                tensor<bool>({2}, {false, true}));
+}
+
+TEST(ReferenceTensorScatter, UnregisteredDtypesAreUnsupported) {
+  using C = std::complex<float>;
+  expect_class(tensor_scatter(kMin, tensor<C>({1}, {C()}), i32({1, 1}, {0}), tensor<C>({1}, {C()})),
+               ErrorClass::kUnsupported);
+  expect_class(
+      tensor_scatter(kAdd, tensor<bool>({1}, {false}), i32({1, 1}, {0}), tensor<bool>({1}, {true})),
+      ErrorClass::kUnsupported);
+  expect_class(tensor_scatter(kSub, tensor<std::string>({1}, {""}), i32({1, 1}, {0}),
+                              tensor<std::string>({1}, {"a"})),
+               ErrorClass::kUnsupported);
+  expect_class(
+      tensor_scatter(kMax, tensor<bool>({1}, {false}), i32({1, 1}, {0}), tensor<bool>({1}, {true})),
+      ErrorClass::kUnsupported);
+}
+
+TEST(ReferenceTensorScatter, MismatchedTensorAndUpdatesDtypes) {
+  expect_invalid(tensor_scatter(kAdd, f32({1}, {0}), i32({1, 1}, {0}), i32({1}, {1})),
+                 "cannot compute TensorScatterAdd as input #2(zero-based) was expected to be a "
+                 "float32 tensor but is a int32 tensor");
+}
+
+}  // namespace
+}  // namespace gscheck
