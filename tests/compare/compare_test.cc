@@ -223,6 +223,16 @@ TEST(Compare, IntegerAndBoolAddsAreExact) {
   EXPECT_TRUE(compare_outcomes(c, ref, *ref).pass);
   EXPECT_FALSE(
       compare_outcomes(c, ref, Tensor::from_values<int32_t>(Shape{2}, {INT32_MIN, 0})).pass);
+  // Duplicate bool adds are OR, whatever the order.
+  Case b;
+  b.op = Op::kScatterNd;
+  b.semantics = Semantics::kTfGpu;
+  b.indices = Tensor::from_values<int32_t>(Shape{2, 1}, {0, 0});
+  b.updates = Tensor::from_values<bool>(Shape{2}, {true, false});
+  b.shape = Tensor::from_values<int32_t>(Shape{1}, {2});
+  const Outcome bref = Tensor::from_values<bool>(Shape{2}, {true, false});
+  EXPECT_TRUE(compare_outcomes(b, bref, *bref).pass);
+  EXPECT_FALSE(compare_outcomes(b, bref, Tensor::from_values<bool>(Shape{2}, {false, false})).pass);
 }
 
 TEST(Compare, StringAddsConcatenateInSomeOrderOnGpu) {
