@@ -763,8 +763,8 @@ Expected<CaseFile> case_file_from_json(const json& j, int64_t max_bytes) {
   if (!j.is_object()) return expected_error("", "a case object", j);
   static constexpr const char* kFields[] = {"gscheck_case", "name",  "description", "op",
                                             "semantics",    "attrs", "inputs",      "expect"};
-  for (const auto& [k, v] : j.items()) {
-    (void)v;
+  for (const auto& item : j.items()) {
+    const std::string& k = item.key();  // clang 14 cannot capture a structured binding
     if (std::find_if(std::begin(kFields), std::end(kFields),
                      [&](const char* f) { return k == f; }) == std::end(kFields))
       return field_error(k, "unknown field");
