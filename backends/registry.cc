@@ -1,0 +1,40 @@
+// The backends this build offers. cuda-emu and cuda come from cuda/ when their targets exist
+// (GSCHECK_HAVE_CUDA_EMU, GSCHECK_HAVE_CUDA_BACKEND are set by backends/CMakeLists.txt).
+#include "backends/backend.h"
+#include "backends/reference_backend.h"
+
+#if defined(GSCHECK_HAVE_CUDA_EMU)
+#include "cuda/cuda_backends.h"
+#endif
+
+namespace gscheck {
+
+std::vector<std::string> backend_names() {
+  std::vector<std::string> names = {"reference"};
+#if defined(GSCHECK_HAVE_CUDA_EMU)
+  names.push_back("cuda-emu");
+#endif
+#if defined(GSCHECK_HAVE_CUDA_BACKEND)
+  names.push_back("cuda");
+#endif
+  return names;
+}
+
+Expected<std::unique_ptr<Backend>> make_backend(std::string_view name) {
+  if (name == "reference") return make_reference_backend();
+#if defined(GSCHECK_HAVE_CUDA_EMU)
+  if (name == "cuda-emu") return cuda::make_cuda_emu_backend();
+#endif
+#if defined(GSCHECK_HAVE_CUDA_BACKEND)
+  if (name == "cuda") return cuda::make_cuda_backend();
+#endif
+  std::string known;
+  for (const auto& n : backend_names()) known += (known.empty() ? "" : ", ") + n;
+  if (name == "cuda" || name == "cuda-emu")
+    return Error{ErrorClass::kUnimplemented,
+                 "backend '" + std::string(name) +
+                     "' is not built into this gscheck (available: " + known + ")"};
+  return parse_error("unknown backend '" + std::string(name) + "' (available: " + known + ")");
+}
+
+}  // namespace gscheck
