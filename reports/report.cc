@@ -1,0 +1,206 @@
+#include "reports/report.h"
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+
+#ifndef GSCHECK_VERSION
+#define GSCHECK_VERSION "unknown"
+#endif
+#ifndef GSCHECK_GIT_COMMIT
+#define GSCHECK_GIT_COMMIT ""
+#endif
+
+namespace gscheck::reports {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::array<std::string_view, 5> kVerdictNames = {"PASSED", "FAILED", "MISTRUSTED",
+                                                           "UNIMPLEMENTED", "SKIPPED"};
+
+template <class T, class Name>
+json names(const std::vector<T>& values, Name name) {
+  json out = json::array();
+  for (const T& v : values) out.push_back(std::string(name(v)));
+  return out;
+}
+
+json verdict_counts(const std::map<Verdict, int64_t>& counts) {
+  json j = json::object();
+  for (Verdict v : kAllVerdicts) {
+    auto it = counts.find(v);
+    j[std::string(verdict_name(v))] = it == counts.end() ? 0 : it->second;
+  }
+  return j;
+}
+
+json check_to_json(const Check& c) {
+  json mismatches = json::array();
+  for (const auto& m : c.result.mismatches)
+    mismatches.push_back({{"index", m.index}, {"expected", m.expected}, {"got", m.got}});
+  return {{"against", c.against},
+          {"pass", c.result.pass},
+          {"summary", c.result.summary},
+          {"mismatch_count", c.result.mismatch_count},
+          {"mismatches", std::move(mismatches)}};
+}
+
+json case_to_json(const CaseResult& r) {
+  json inputs = json::object();
+  for (const auto& in : r.inputs)
+    inputs[in.name] = {{"dtype", std::string(dtype_name(in.dtype))}, {"shape", in.shape.dims()}};
+  json checks = json::array();
+  for (const auto& c : r.checks) checks.push_back(check_to_json(c));
+  json j = {{"name", r.name},
+            {"file", r.file.empty() ? json(nullptr) : json(r.file)},
+            {"op", r.op ? json(std::string(op_name(*r.op))) : json(nullptr)},
+            {"semantics", std::string(semantics_name(r.semantics))},
+            {"inputs", std::move(inputs)},
+            {"backend", r.backend},
+            {"verdict", std::string(verdict_name(r.verdict))},
+            {"outcome", r.outcome},
+            {"reason", r.reason},
+            {"checks", std::move(checks)},
+            {"elapsed_ms", r.elapsed_ms},
+            {"repro", r.repro}};
+  return j;
+}
+
+Status write_text(const std::string& path, const std::string& text) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path parent = fs::path(path).parent_path();
+  if (!parent.empty()) fs::create_directories(parent, ec);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return Error{ErrorClass::kInternal, path + ": cannot open for writing"};
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  out.close();
+  if (!out) return Error{ErrorClass::kInternal, path + ": write failed"};
+  return {};
+}
+
+}  // namespace
+
+std::string_view verdict_name(Verdict v) { return kVerdictNames[static_cast<std::size_t>(v)]; }
+
+bool is_failure(Verdict v) { return v == Verdict::kFailed || v == Verdict::kMistrusted; }
+
+void describe_case(const Case& c, CaseResult& r) {
+  r.name = c.name;
+  r.op = c.op;
+  r.semantics = c.semantics;
+  r.inputs.clear();
+  const std::pair<const char*, const std::optional<Tensor>*> inputs[] = {
+      {"params", &c.params},   {"tensor", &c.tensor}, {"indices", &c.indices},
+      {"updates", &c.updates}, {"shape", &c.shape},   {"axis", &c.axis}};
+  for (const auto& [name, t] : inputs)
+    if (*t) r.inputs.push_back({name, (*t)->dtype(), (*t)->shape()});
+}
+
+std::string outcome_summary(const Outcome& o) {
+  if (o.ok()) return std::string(dtype_name(o->dtype())) + " " + o->shape().to_string();
+  return "error " + std::string(error_class_name(o.error().cls)) + ": " + o.error().message;
+}
+
+int64_t Totals::failures() const {
+  int64_t n = 0;
+  for (const auto& [v, count] : all)
+    if (is_failure(v)) n += count;
+  return n;
+}
+
+Totals totals(const Report& r) {
+  Totals t;
+  for (const auto& c : r.cases) {
+    ++t.all[c.verdict];
+    ++t.per_op[c.op ? std::string(op_name(*c.op)) : std::string()][c.verdict];
+  }
+  return t;
+}
+
+std::string_view tool_version() { return GSCHECK_VERSION; }
+std::string_view git_commit() { return GSCHECK_GIT_COMMIT; }
+
+std::string utc_now() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+json report_to_json(const Report& r) {
+  const Capabilities& caps = r.run.backend;
+  const Totals t = totals(r);
+  json per_op = json::object();
+  for (const auto& [op, counts] : t.per_op)
+    per_op[op.empty() ? "unparsed" : op] = verdict_counts(counts);
+  json totals_json = verdict_counts(t.all);
+  totals_json["cases"] = static_cast<int64_t>(r.cases.size());
+  json cases = json::array();
+  for (const auto& c : r.cases) cases.push_back(case_to_json(c));
+  return {
+      {"gscheck_report", 1},
+      {"tool",
+       {{"name", "gscheck"},
+        {"version", std::string(tool_version())},
+        {"git_commit", git_commit().empty() ? json(nullptr) : json(std::string(git_commit()))}}},
+      {"command", r.run.command},
+      {"argv", r.run.argv},
+      {"started_at", r.run.started_at},
+      {"elapsed_s", r.run.elapsed_s},
+      {"seed", r.run.seed ? json(*r.run.seed) : json(nullptr)},
+      {"sweep", r.run.sweep},
+      {"backend",
+       {{"name", caps.name},
+        {"ops", names(caps.ops, op_name)},
+        {"dtypes", names(caps.dtypes, dtype_name)},
+        {"index_dtypes", names(caps.index_dtypes, dtype_name)},
+        {"semantics", names(caps.semantics, semantics_name)},
+        {"deterministic", caps.deterministic},
+        {"tf_messages", caps.tf_messages},
+        {"accumulates_half_in_float", caps.accumulates_half_in_float}}},
+      {"totals", std::move(totals_json)},
+      {"per_op", std::move(per_op)},
+      {"cases", std::move(cases)},
+  };
+}
+
+std::string summary_table(const Report& r) {
+  const Totals t = totals(r);
+  std::string out;
+  char line[160];
+  std::snprintf(line, sizeof line, "%-26s %8s %8s %10s %13s %8s\n", "op", "passed", "failed",
+                "mistrusted", "unimplemented", "skipped");
+  out += line;
+  auto row = [&](const std::string& label, const std::map<Verdict, int64_t>& counts) {
+    auto n = [&](Verdict v) {
+      auto it = counts.find(v);
+      return static_cast<long long>(it == counts.end() ? 0 : it->second);
+    };
+    std::snprintf(line, sizeof line, "%-26s %8lld %8lld %10lld %13lld %8lld\n", label.c_str(),
+                  n(Verdict::kPassed), n(Verdict::kFailed), n(Verdict::kMistrusted),
+                  n(Verdict::kUnimplemented), n(Verdict::kSkipped));
+    out += line;
+  };
+  for (const auto& [op, counts] : t.per_op) row(op.empty() ? "(unparsed)" : op, counts);
+  row("total", t.all);
+  return out;
+}
+
+Status write_json_report(const std::string& path, const Report& r) {
+  // Messages may quote bytes that are not UTF-8: replace them rather than fail.
+  return write_text(path,
+                    report_to_json(r).dump(2, ' ', false, json::error_handler_t::replace) + "\n");
+}
+
+Status write_junit(const std::string& path, const Report& r) {
+  return write_text(path, junit_xml(r));
+}
+
+}  // namespace gscheck::reports

@@ -1,0 +1,110 @@
+// Run reports: what `gscheck run` / `gscheck eval` found, as JSON (reports/report.schema.json),
+// JUnit XML and a text summary. See docs/report_format.md.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backends/backend.h"
+#include "compare/compare.h"
+#include "core/case.h"
+
+namespace gscheck::reports {
+
+/// The verdict on one case (benchdnn's outcome set).
+enum class Verdict : unsigned char {
+  kPassed,         ///< every check passed
+  kFailed,         ///< a check failed: the backend is wrong (or the case file is malformed)
+  kMistrusted,     ///< the reference disagrees with the case's expect: no trustworthy baseline
+  kUnimplemented,  ///< outside the backend's declared capabilities (not a failure)
+  kSkipped,        ///< not run (refused by the memory budget)
+};
+inline constexpr Verdict kAllVerdicts[] = {Verdict::kPassed, Verdict::kFailed, Verdict::kMistrusted,
+                                           Verdict::kUnimplemented, Verdict::kSkipped};
+/// "PASSED", "FAILED", "MISTRUSTED", "UNIMPLEMENTED", "SKIPPED".
+std::string_view verdict_name(Verdict v);
+/// True for the verdicts that make a run fail (FAILED, MISTRUSTED).
+bool is_failure(Verdict v);
+
+/// One comparison made for a case: against its expect block, or against the reference.
+struct Check {
+  std::string against;  ///< "expect" or "reference"
+  compare::Verdict result;
+};
+
+/// An input's dtype and shape, for reports.
+struct InputInfo {
+  std::string name;  ///< "params", "indices", ...
+  DType dtype = DType::kFloat32;
+  Shape shape;
+};
+
+/// What happened to one case.
+struct CaseResult {
+  std::string name;
+  std::string file;      ///< the case file; empty for generated cases
+  std::optional<Op> op;  ///< nullopt when the file did not parse
+  Semantics semantics = Semantics::kTfCpu;
+  std::vector<InputInfo> inputs;
+  std::string backend;
+  Verdict verdict = Verdict::kFailed;
+  std::string outcome;  ///< the backend's outcome in one line: "float32 [2,3]" or "error ...: ..."
+  std::string reason;   ///< why this verdict, in one line
+  std::vector<Check> checks;
+  double elapsed_ms = 0;
+  std::string repro;  ///< a command that replays this case
+};
+
+/// Fill name, op, semantics and inputs of r from a case.
+void describe_case(const Case& c, CaseResult& r);
+/// The one-line summary of an outcome used in CaseResult::outcome.
+std::string outcome_summary(const Outcome& o);
+
+/// The run as a whole.
+struct RunInfo {
+  std::string command;            ///< "run" or "eval"
+  std::vector<std::string> argv;  ///< the command line
+  std::string started_at;         ///< UTC, ISO 8601 ("2026-11-30T02:50:00Z")
+  std::optional<uint64_t> seed;   ///< the sweep seed, when a sweep ran
+  int64_t sweep = 0;              ///< number of generated cases requested
+  Capabilities backend;           ///< the backend's declared contract
+  double elapsed_s = 0;
+};
+
+struct Report {
+  RunInfo run;
+  std::vector<CaseResult> cases;
+};
+
+/// Counts per verdict, overall and per op ("" for cases whose op is unknown).
+struct Totals {
+  std::map<Verdict, int64_t> all;
+  std::map<std::string, std::map<Verdict, int64_t>> per_op;
+  int64_t failures() const;  ///< FAILED + MISTRUSTED
+};
+Totals totals(const Report& r);
+
+/// "0.1.0"; the git commit this build was configured from, or "" when unknown.
+std::string_view tool_version();
+std::string_view git_commit();
+/// The current UTC time in ISO 8601.
+std::string utc_now();
+
+/// The JSON report (reports/report.schema.json).
+nlohmann::json report_to_json(const Report& r);
+/// JUnit XML: one testsuite per op, one testcase per case.
+std::string junit_xml(const Report& r);
+/// The text summary: one row per op with counts per verdict, then the totals.
+std::string summary_table(const Report& r);
+
+/// Write a report to a file (kInternal when the file cannot be written; parent directories are
+/// created).
+Status write_json_report(const std::string& path, const Report& r);
+Status write_junit(const std::string& path, const Report& r);
+
+}  // namespace gscheck::reports

@@ -1,0 +1,214 @@
+#include "reports/report.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace gscheck::reports {
+namespace {
+
+using nlohmann::json;
+
+Case scatter_case() {
+  Case c;
+  c.name = "tensor_scatter_nd_add/x";
+  c.op = Op::kTensorScatterAdd;
+  c.semantics = Semantics::kTfGpu;
+  c.tensor = Tensor::from_values<float>(Shape{2, 2}, {0, 0, 0, 0});
+  c.indices = Tensor::from_values<int64_t>(Shape{1, 1}, {1});
+  c.updates = Tensor::from_values<float>(Shape{1, 2}, {1, 2});
+  return c;
+}
+
+Report sample_report() {
+  Report r;
+  r.run.command = "run";
+  r.run.argv = {"gscheck", "run", "--seed", "7"};
+  r.run.started_at = "2026-11-30T02:50:00Z";
+  r.run.seed = 7;
+  r.run.sweep = 3;
+  r.run.backend.name = "cuda-emu";
+  r.run.backend.ops = {Op::kGather, Op::kTensorScatterAdd};
+  r.run.backend.dtypes = {DType::kFloat32};
+  r.run.backend.index_dtypes = {DType::kInt32, DType::kInt64};
+  r.run.backend.semantics = {Semantics::kTfGpu};
+  r.run.elapsed_s = 1.5;
+
+  CaseResult pass;
+  describe_case(scatter_case(), pass);
+  pass.file = "corpus/golden/x.json";
+  pass.backend = "cuda-emu";
+  pass.verdict = Verdict::kPassed;
+  pass.outcome = outcome_summary(Tensor::from_values<float>(Shape{2}, {1, 2}));
+  pass.reason = "bit-exact";
+  pass.checks.push_back({"expect", {true, "bit-exact (4 elements)", {}, 0}});
+  pass.elapsed_ms = 0.25;
+  pass.repro = "gscheck eval --backend cuda-emu corpus/golden/x.json";
+
+  CaseResult fail = pass;
+  fail.name = "tensor_scatter_nd_add/<bad> & \"quoted\"";
+  fail.verdict = Verdict::kFailed;
+  fail.reason = "1 of 4 elements differ";
+  fail.checks = {{"reference",
+                  {false,
+                   "1 of 4 elements differ; first at [1,0]: expected 1, got 2",
+                   {{{1, 0}, "1", "2"}},
+                   1}}};
+
+  CaseResult mistrusted = pass;
+  mistrusted.name = "gather/mistrusted";
+  mistrusted.op = Op::kGather;
+  mistrusted.verdict = Verdict::kMistrusted;
+  mistrusted.reason = "the reference disagrees with expect";
+
+  CaseResult unimplemented = pass;
+  unimplemented.name = "sweep/7/0/gather_nd";
+  unimplemented.file.clear();
+  unimplemented.op = Op::kGatherNd;
+  unimplemented.verdict = Verdict::kUnimplemented;
+  unimplemented.reason = "gather_nd is not in the backend's capabilities";
+  unimplemented.outcome = outcome_summary(Error{ErrorClass::kUnimplemented, "no \x01 kernel\xff"});
+
+  CaseResult unparsed;
+  unparsed.name = "broken.json";
+  unparsed.file = "broken.json";
+  unparsed.verdict = Verdict::kFailed;
+  unparsed.reason = "broken.json: name: missing";
+  r.cases = {pass, fail, mistrusted, unimplemented, unparsed};
+  return r;
+}
+
+TEST(Report, VerdictNames) {
+  EXPECT_EQ(verdict_name(Verdict::kPassed), "PASSED");
+  EXPECT_EQ(verdict_name(Verdict::kMistrusted), "MISTRUSTED");
+  EXPECT_EQ(verdict_name(Verdict::kSkipped), "SKIPPED");
+  EXPECT_TRUE(is_failure(Verdict::kFailed));
+  EXPECT_TRUE(is_failure(Verdict::kMistrusted));
+  EXPECT_FALSE(is_failure(Verdict::kUnimplemented));
+  EXPECT_FALSE(is_failure(Verdict::kSkipped));
+}
+
+TEST(Report, DescribeCaseAndOutcome) {
+  CaseResult r;
+  describe_case(scatter_case(), r);
+  EXPECT_EQ(r.name, "tensor_scatter_nd_add/x");
+  EXPECT_EQ(r.op, Op::kTensorScatterAdd);
+  EXPECT_EQ(r.semantics, Semantics::kTfGpu);
+  ASSERT_EQ(r.inputs.size(), 3u);
+  EXPECT_EQ(r.inputs[0].name, "tensor");
+  EXPECT_EQ(r.inputs[1].name, "indices");
+  EXPECT_EQ(r.inputs[1].dtype, DType::kInt64);
+  EXPECT_EQ(r.inputs[2].shape, (Shape{1, 2}));
+  EXPECT_EQ(outcome_summary(Tensor::from_values<int8_t>(Shape{2, 1}, {1, 2})), "int8 [2,1]");
+  EXPECT_EQ(outcome_summary(bad_index("indices[0] = 5 is not in [0, 3)")),
+            "error bad_index: indices[0] = 5 is not in [0, 3)");
+}
+
+TEST(Report, TotalsAndTable) {
+  const Report r = sample_report();
+  const Totals t = totals(r);
+  EXPECT_EQ(t.all.at(Verdict::kPassed), 1);
+  EXPECT_EQ(t.all.at(Verdict::kFailed), 2);
+  EXPECT_EQ(t.failures(), 3);
+  EXPECT_EQ(t.per_op.at("tensor_scatter_nd_add").at(Verdict::kFailed), 1);
+  EXPECT_EQ(t.per_op.at("").at(Verdict::kFailed), 1);
+  const std::string table = summary_table(r);
+  EXPECT_NE(
+      table.find("tensor_scatter_nd_add             1        1          0             0        0"),
+      std::string::npos)
+      << table;
+  EXPECT_NE(
+      table.find("total                             1        2          1             1        0"),
+      std::string::npos)
+      << table;
+}
+
+TEST(Report, Json) {
+  const json j = report_to_json(sample_report());
+  EXPECT_EQ(j["gscheck_report"], 1);
+  EXPECT_EQ(j["tool"]["name"], "gscheck");
+  EXPECT_EQ(j["tool"]["version"], std::string(tool_version()));
+  EXPECT_EQ(j["seed"], 7);
+  EXPECT_EQ(j["backend"]["ops"], json({"gather", "tensor_scatter_nd_add"}));
+  EXPECT_EQ(j["backend"]["semantics"], json({"tf-gpu"}));
+  EXPECT_EQ(j["totals"]["cases"], 5);
+  EXPECT_EQ(j["totals"]["FAILED"], 2);
+  EXPECT_EQ(j["per_op"]["unparsed"]["FAILED"], 1);
+  EXPECT_EQ(j["per_op"]["gather"]["MISTRUSTED"], 1);
+  ASSERT_EQ(j["cases"].size(), 5u);
+  const json& fail = j["cases"][1];
+  EXPECT_EQ(fail["verdict"], "FAILED");
+  EXPECT_EQ(fail["inputs"]["updates"], json({{"dtype", "float32"}, {"shape", {1, 2}}}));
+  EXPECT_EQ(fail["checks"][0]["against"], "reference");
+  EXPECT_EQ(fail["checks"][0]["mismatches"][0]["index"], json({1, 0}));
+  EXPECT_EQ(fail["checks"][0]["mismatch_count"], 1);
+  EXPECT_TRUE(j["cases"][3]["file"].is_null());
+  EXPECT_TRUE(j["cases"][4]["op"].is_null());
+  EXPECT_EQ(j["cases"][0]["repro"], "gscheck eval --backend cuda-emu corpus/golden/x.json");
+}
+
+TEST(Report, JunitXml) {
+  const std::string x = junit_xml(sample_report());
+  EXPECT_EQ(x.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"gscheck run "
+                    "cuda-emu\" tests=\"5\" failures=\"2\" errors=\"1\" skipped=\"1\"",
+                    0),
+            0u)
+      << x;
+  EXPECT_NE(x.find("<testsuite name=\"cuda-emu.tensor_scatter_nd_add\" tests=\"2\" failures=\"1\""),
+            std::string::npos)
+      << x;
+  EXPECT_NE(x.find("name=\"tensor_scatter_nd_add/&lt;bad&gt; &amp; &quot;quoted&quot;\""),
+            std::string::npos)
+      << x;
+  EXPECT_NE(x.find("<failure message=\"1 of 4 elements differ\" type=\"FAILED\">"),
+            std::string::npos);
+  EXPECT_NE(x.find("  at [1,0]: expected 1, got 2\n"), std::string::npos);
+  EXPECT_NE(x.find("<error message=\"the reference disagrees with expect\" type=\"MISTRUSTED\">"),
+            std::string::npos);
+  EXPECT_NE(x.find("<skipped message=\"UNIMPLEMENTED: gather_nd is not in"), std::string::npos);
+  EXPECT_NE(x.find("<testsuite name=\"cuda-emu.unparsed\""), std::string::npos);
+  // Control bytes and invalid UTF-8 never reach the XML.
+  EXPECT_EQ(x.find('\x01'), std::string::npos);
+  EXPECT_EQ(x.find('\xff'), std::string::npos);
+  size_t opens = 0, closes = 0;
+  for (size_t p = 0; (p = x.find("<testcase ", p)) != std::string::npos; ++p) ++opens;
+  for (size_t p = 0; (p = x.find("</testcase>", p)) != std::string::npos; ++p) ++closes;
+  EXPECT_EQ(opens, 5u);
+  EXPECT_EQ(closes, 4u);  // the passing case is self-closing
+}
+
+TEST(Report, WritesFiles) {
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::temp_directory_path() / ("gscheck_report_test_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const Report r = sample_report();
+  const std::string json_path = (dir / "out" / "report.json").string();
+  ASSERT_TRUE(write_json_report(json_path, r).ok());
+  std::ifstream in(json_path);
+  std::stringstream text;
+  text << in.rdbuf();
+  const json back = json::parse(text.str());
+  EXPECT_EQ(back["cases"].size(), 5u);
+  // The invalid byte in the outcome is replaced, not fatal.
+  EXPECT_NE(back["cases"][3]["outcome"].get<std::string>().find("no \x01 kernel"),
+            std::string::npos);
+  ASSERT_TRUE(write_junit((dir / "junit.xml").string(), r).ok());
+  EXPECT_TRUE(fs::exists(dir / "junit.xml"));
+  Status bad = write_junit((dir / "junit.xml" / "nested").string(), r);
+  EXPECT_FALSE(bad.ok());
+  fs::remove_all(dir);
+}
+
+TEST(Report, UtcNow) {
+  const std::string now = utc_now();
+  ASSERT_EQ(now.size(), 20u) << now;
+  EXPECT_EQ(now[4], '-');
+  EXPECT_EQ(now[10], 'T');
+  EXPECT_EQ(now.back(), 'Z');
+}
+
+}  // namespace
+}  // namespace gscheck::reports
