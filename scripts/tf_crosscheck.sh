@@ -27,7 +27,7 @@ count=20000
 seed=1
 out="$root/build/tf_crosscheck"
 jobs=$(nproc)
-((jobs > 4)) && jobs=4
+if ((jobs > 4)); then jobs=4; fi
 corpus=1
 extra=()
 while (($#)); do
@@ -85,6 +85,9 @@ flock -u 9
 t1=$(now)
 echo "tf_crosscheck: venv ready in $(secs "$t0" "$t1") s"
 
+# The checker's own unit tests first (a second; a broken decoder would fake agreement).
+PYTHONDONTWRITEBYTECODE=1 "$venv/bin/python" -m unittest discover -s "$root/tools/tests" -q
+
 paths=()
 if ((count > 0)); then
   if [[ ! -x "$gscheck" ]]; then
@@ -93,7 +96,7 @@ if ((count > 0)); then
   fi
   rm -rf "$out/sweep"
   mkdir -p "$out"
-  "$gscheck" export --count "$count" --seed "$seed" --out "$out/sweep"
+  "$gscheck" export --count "$count" --seed "$seed" --include-invalid --out "$out/sweep"
   paths+=("$out/sweep")
 fi
 t2=$(now)
