@@ -1,0 +1,230 @@
+#include "tools/case_check.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+
+#include "backends/reference_backend.h"
+#include "compare/elements.h"
+#include "core/case_json.h"
+
+namespace gscheck::tools {
+namespace {
+
+using reports::CaseResult;
+using reports::Verdict;
+
+// The first capability a case falls outside of, for the UNIMPLEMENTED reason.
+std::string unsupported_reason(const Capabilities& caps, const Case& c) {
+  auto has = [](const auto& list, auto v) {
+    return std::find(list.begin(), list.end(), v) != list.end();
+  };
+  if (!has(caps.ops, c.op)) return std::string(op_name(c.op)) + " is not implemented";
+  if (!has(caps.semantics, c.semantics))
+    return std::string(semantics_name(c.semantics)) + " semantics are not claimed";
+  if (c.indices && !has(caps.index_dtypes, c.indices->dtype()))
+    return std::string(dtype_name(c.indices->dtype())) + " indices are not implemented";
+  return "the element dtype is not implemented";
+}
+
+// The message as an ECMAScript regex matching exactly that text.
+std::string exact_regex(const std::string& message) {
+  std::string re = "^";
+  for (char ch : message) {
+    if (std::string_view("^$\\.*+?()[]{}|/").find(ch) != std::string_view::npos) re += '\\';
+    re += ch;
+  }
+  return re + "$";
+}
+
+std::string file_name_for(const std::string& case_name) {
+  std::string s;
+  for (char ch : case_name) {
+    const bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                    (ch >= '0' && ch <= '9') || ch == '-' || ch == '_' || ch == '.';
+    s += ok ? ch : '_';
+  }
+  return s + ".json";
+}
+
+}  // namespace
+
+std::string shell_quote(const std::string& s) {
+  const bool plain = !s.empty() && s.find_first_not_of(
+                                       "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                       "0123456789_-./=:+,@") == std::string::npos;
+  if (plain) return s;
+  std::string q = "'";
+  for (char ch : s) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return q + "'";
+}
+
+Expected<std::unique_ptr<Backend>> make_named_backend(const std::string& name, int64_t max_bytes) {
+  if (name == "reference") return make_reference_backend(max_bytes);
+  return make_backend(name);
+}
+
+CaseChecker::CaseChecker(Backend& backend, Backend* reference, CheckOptions opts)
+    : backend_(backend), reference_(reference), opts_(std::move(opts)) {}
+
+CaseResult CaseChecker::check_file(const std::string& path) {
+  auto f = load_case_file(path, opts_.max_bytes);
+  if (f.ok()) return check_case(*f, path);
+  CaseResult r;
+  r.name = path;
+  r.file = path;
+  r.backend = backend_.capabilities().name;
+  r.repro = "gscheck eval --backend " + shell_quote(r.backend) + " " + shell_quote(path);
+  r.outcome = "not run";
+  r.reason = f.error().message;
+  r.verdict =
+      f.error().cls == ErrorClass::kResourceExhausted ? Verdict::kSkipped : Verdict::kFailed;
+  return r;
+}
+
+CaseResult CaseChecker::check_case(const CaseFile& f, const std::string& file) {
+  const Case& c = f.c;
+  const Capabilities& caps = backend_.capabilities();
+  CaseResult r;
+  reports::describe_case(c, r);
+  r.file = file;
+  r.backend = caps.name;
+  r.repro = file.empty()
+                ? opts_.sweep_repro
+                : "gscheck eval --backend " + shell_quote(caps.name) + " " + shell_quote(file);
+  if (!caps.supports(c)) {
+    r.verdict = Verdict::kUnimplemented;
+    r.outcome = "not run";
+    r.reason = "outside the backend's capabilities: " + unsupported_reason(caps, c);
+    return r;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const Outcome got = backend_.run(c);
+  r.elapsed_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  r.outcome = reports::outcome_summary(got);
+  if (!got.ok() && got.error().cls == ErrorClass::kUnimplemented) {
+    r.verdict = Verdict::kUnimplemented;
+    r.reason = got.error().message;
+    return r;
+  }
+  const bool expects_budget_error =
+      f.expect && f.expect->error_class == ErrorClass::kResourceExhausted;
+  if (!got.ok() && got.error().cls == ErrorClass::kResourceExhausted && !expects_budget_error) {
+    r.verdict = Verdict::kSkipped;  // a memory budget is not a wrong answer
+    r.reason = "the backend refused it: " + got.error().message;
+    return r;
+  }
+
+  const compare::Options opts = compare::options_for(caps);
+  if (f.expect) {
+    Expect e = *f.expect;
+    if (!opts.compare_messages) e.error_regex.reset();  // TF's text is not in the contract
+    r.checks.push_back({"expect", compare::check_expect(c, e, got, opts)});
+  }
+  std::string mistrust;
+  std::optional<Outcome> want;
+  if (reference_ && reference_ != &backend_) {
+    want = reference_->run(c);
+    const bool got_refused = !got.ok() && got.error().cls == ErrorClass::kResourceExhausted;
+    if (!want->ok() && want->error().cls == ErrorClass::kResourceExhausted && !got_refused) {
+      r.verdict = Verdict::kSkipped;
+      r.reason = "the reference refused it: " + want->error().message;
+      return r;
+    }
+    if (f.expect) {
+      const auto ref_vs_expect = compare::check_expect(c, *f.expect, *want);
+      if (!ref_vs_expect.pass)
+        mistrust = "the reference fails this case's expect: " + ref_vs_expect.summary;
+    }
+    r.checks.push_back({"reference", compare::compare_outcomes(c, *want, got, opts)});
+  }
+
+  const reports::Check* failed = nullptr;
+  for (const auto& ch : r.checks)
+    if (!ch.result.pass && !failed) failed = &ch;
+  if (!mistrust.empty()) {
+    r.verdict = Verdict::kMistrusted;
+    r.reason = mistrust;
+  } else if (failed) {
+    r.verdict = Verdict::kFailed;
+    r.reason = "against " + failed->against + ": " + failed->result.summary;
+  } else {
+    r.verdict = Verdict::kPassed;
+    for (const auto& ch : r.checks)
+      r.reason += (r.reason.empty() ? "" : "; ") + ch.against + ": " + ch.result.summary;
+    if (r.checks.empty()) r.reason = "ran (no expect block, no reference to compare with)";
+  }
+
+  // A failing generated case becomes a case file: the reference's outcome as its expect.
+  if (file.empty() && reports::is_failure(r.verdict) && !opts_.failed_cases_dir.empty() && want) {
+    CaseFile saved;
+    saved.c = c;
+    saved.description =
+        "generated case that failed on " + caps.name + "; expect is the reference's outcome";
+    Expect e;
+    if (want->ok()) {
+      e.output = want->value();
+    } else {
+      e.error_class = want->error().cls;
+      e.error_regex = exact_regex(want->error().message);
+    }
+    saved.expect = std::move(e);
+    std::error_code ec;
+    std::filesystem::create_directories(opts_.failed_cases_dir, ec);
+    const std::string path =
+        (std::filesystem::path(opts_.failed_cases_dir) / file_name_for(c.name)).string();
+    if (!ec && save_case_file(path, saved).ok()) {
+      r.repro = "gscheck eval --backend " + shell_quote(caps.name) + " " + shell_quote(path);
+    }
+  }
+  return r;
+}
+
+std::string result_text(const CaseResult& r) {
+  std::string verdict(reports::verdict_name(r.verdict));
+  verdict.resize(std::max<std::size_t>(verdict.size(), 13), ' ');
+  std::string s = verdict + " " + r.name + "  " + r.outcome;
+  if (r.verdict == Verdict::kPassed) return s + "\n";
+  s += "\n    " + r.reason + "\n";
+  for (const auto& ch : r.checks) {
+    if (ch.result.pass) continue;
+    for (const auto& m : ch.result.mismatches)
+      s += "    at " + compare::format_index(m.index) + ": expected " + m.expected + ", got " +
+           m.got + "\n";
+  }
+  if (reports::is_failure(r.verdict)) s += "    repro: " + r.repro + "\n";
+  return s;
+}
+
+int finish_run(reports::Report& report, const std::string& report_path,
+               const std::string& junit_path, bool table) {
+  if (table) std::fputs(reports::summary_table(report).c_str(), stdout);
+  const reports::Totals t = reports::totals(report);
+  std::string line = std::to_string(report.cases.size()) + " cases:";
+  for (Verdict v : reports::kAllVerdicts) {
+    auto it = t.all.find(v);
+    if (it != t.all.end())
+      line += " " + std::to_string(it->second) + " " + std::string(reports::verdict_name(v));
+  }
+  std::printf("%s\n", line.c_str());
+  int status = t.failures() > 0 ? 1 : 0;
+  if (!report_path.empty()) {
+    if (Status st = reports::write_json_report(report_path, report); !st.ok()) {
+      std::fprintf(stderr, "gscheck: %s\n", st.error().message.c_str());
+      status = 3;
+    }
+  }
+  if (!junit_path.empty()) {
+    if (Status st = reports::write_junit(junit_path, report); !st.ok()) {
+      std::fprintf(stderr, "gscheck: %s\n", st.error().message.c_str());
+      status = 3;
+    }
+  }
+  std::fflush(stdout);
+  return status;
+}
+
+}  // namespace gscheck::tools

@@ -1,0 +1,55 @@
+// Checking cases on a backend: the shared core of `gscheck eval` and `gscheck run`.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+#include "core/case.h"
+#include "reports/report.h"
+
+namespace gscheck::tools {
+
+struct CheckOptions {
+  int64_t max_bytes = kDefaultMaxCaseBytes;  ///< budget for loading one case file
+  /// Where a failing generated case is saved as a case file (its repro); "" to not save.
+  std::string failed_cases_dir;
+  /// The repro of a generated case that is not saved (e.g. "gscheck run --seed 7 --sweep 100").
+  std::string sweep_repro;
+};
+
+/// Checks cases on a backend: against the case's expect block, and (when a reference is given
+/// that is not the backend itself) against the reference's outcome.
+class CaseChecker {
+ public:
+  CaseChecker(Backend& backend, Backend* reference, CheckOptions opts);
+
+  /// Load and check one case file; a malformed file is FAILED, one over the budget SKIPPED.
+  reports::CaseResult check_file(const std::string& path);
+  /// Check a case; file is "" for generated cases.
+  reports::CaseResult check_case(const CaseFile& f, const std::string& file);
+
+ private:
+  Backend& backend_;
+  Backend* reference_;
+  CheckOptions opts_;
+};
+
+/// The verdict line of a case (and, for failures, the reason, first mismatches and repro).
+std::string result_text(const reports::CaseResult& r);
+
+/// Finish a run: print the totals (and the per-op table when table is set), write the JSON
+/// report and JUnit XML when paths are given. Returns the exit status: 0 no failures, 1 a case
+/// FAILED or was MISTRUSTED, 3 a report could not be written.
+int finish_run(reports::Report& report, const std::string& report_path,
+               const std::string& junit_path, bool table);
+
+/// A word quoted for POSIX shells when it needs it.
+std::string shell_quote(const std::string& s);
+
+/// The machine's own build: make the backend by name, the reference one with its budget.
+Expected<std::unique_ptr<Backend>> make_named_backend(const std::string& name, int64_t max_bytes);
+
+}  // namespace gscheck::tools

@@ -1,0 +1,65 @@
+#include "tools/cli_args.h"
+
+#include <algorithm>
+#include <charconv>
+
+namespace gscheck::tools {
+
+std::optional<std::string> ParsedArgs::value(const std::string& name) const {
+  auto it = values.find(name);
+  if (it == values.end()) return std::nullopt;
+  return it->second;
+}
+
+Expected<ParsedArgs> parse_args(const std::vector<std::string>& args,
+                                const std::vector<OptionSpec>& specs) {
+  ParsedArgs out;
+  bool options_done = false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (options_done || a.size() < 2 || a[0] != '-') {
+      out.positional.push_back(a);
+      continue;
+    }
+    if (a == "--") {
+      options_done = true;
+      continue;
+    }
+    if (a == "--help" || a == "-h") {
+      out.values["--help"] = "";
+      continue;
+    }
+    const auto eq = a.find('=');
+    const std::string name = a.substr(0, eq);
+    auto spec = std::find_if(specs.begin(), specs.end(),
+                             [&](const OptionSpec& s) { return s.name == name; });
+    if (spec == specs.end()) return parse_error("unknown option '" + name + "'");
+    if (out.has(name)) return parse_error("option '" + name + "' given twice");
+    if (!spec->takes_value) {
+      if (eq != std::string::npos) return parse_error("option '" + name + "' takes no value");
+      out.values[name] = "";
+      continue;
+    }
+    if (eq != std::string::npos) {
+      out.values[name] = a.substr(eq + 1);
+    } else if (i + 1 < args.size()) {
+      out.values[name] = args[++i];
+    } else {
+      return parse_error("option '" + name + "' needs a value");
+    }
+  }
+  return out;
+}
+
+Expected<int64_t> parse_int_option(const std::string& name, const std::string& text, int64_t lo,
+                                   int64_t hi) {
+  int64_t v = 0;
+  const char* end = text.data() + text.size();
+  auto [p, ec] = std::from_chars(text.data(), end, v);
+  if (text.empty() || ec != std::errc() || p != end || v < lo || v > hi)
+    return parse_error(name + ": expected an integer in [" + std::to_string(lo) + ", " +
+                       std::to_string(hi) + "], got '" + text + "'");
+  return v;
+}
+
+}  // namespace gscheck::tools

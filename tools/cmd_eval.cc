@@ -1,0 +1,107 @@
+// `gscheck eval`: run case files on a backend and check them against their expect blocks (and,
+// for a backend other than the reference, against the reference's outcome).
+#include <chrono>
+#include <cstdio>
+
+#include "core/case_json.h"
+#include "tools/case_check.h"
+#include "tools/cli_args.h"
+#include "tools/commands.h"
+
+namespace gscheck::tools {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: gscheck eval [--backend NAME] [--report FILE] [--junit FILE] [--max-bytes N]\n"
+    "                    [--quiet] CASE.json|DIR...\n"
+    "  Runs each case file (directories are searched recursively for *.json) on the backend\n"
+    "  and checks the outcome against the file's expect block; a backend other than the\n"
+    "  reference is also compared with the reference's outcome. Prints one line per case.\n"
+    "  --backend NAME   backend to check (default: reference; see gscheck list-backends)\n"
+    "  --report FILE    write the JSON report (docs/report_format.md)\n"
+    "  --junit FILE     write JUnit XML\n"
+    "  --max-bytes N    memory budget for one case's tensors (default 4294967296)\n"
+    "  --quiet          print only cases that did not pass, and the totals\n"
+    "  Exit status: 0 no case failed, 1 a case FAILED or was MISTRUSTED, 2 bad command line,\n"
+    "  3 a report could not be written.\n";
+
+}  // namespace
+
+int cmd_eval(const std::vector<std::string>& args) {
+  auto parsed = parse_args(args, {{"--backend", true},
+                                  {"--report", true},
+                                  {"--junit", true},
+                                  {"--max-bytes", true},
+                                  {"--quiet", false}});
+  if (!parsed.ok()) {
+    std::fprintf(stderr, "gscheck eval: %s\n%s", parsed.error().message.c_str(), kUsage);
+    return 2;
+  }
+  if (parsed->has("--help")) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  if (parsed->positional.empty()) {
+    std::fprintf(stderr, "gscheck eval: no case files given\n%s", kUsage);
+    return 2;
+  }
+  int64_t max_bytes = kDefaultMaxCaseBytes;
+  if (auto v = parsed->value("--max-bytes")) {
+    auto n = parse_int_option("--max-bytes", *v, 1, INT64_MAX);
+    if (!n.ok()) {
+      std::fprintf(stderr, "gscheck eval: %s\n", n.error().message.c_str());
+      return 2;
+    }
+    max_bytes = *n;
+  }
+  auto files = list_case_files(parsed->positional);
+  if (!files.ok()) {
+    std::fprintf(stderr, "gscheck eval: %s\n", files.error().message.c_str());
+    return 2;
+  }
+  if (files->empty()) {
+    std::fprintf(stderr, "gscheck eval: no *.json case files in the given paths\n");
+    return 2;
+  }
+  const std::string backend_name = parsed->value("--backend").value_or("reference");
+  auto backend = make_named_backend(backend_name, max_bytes);
+  if (!backend.ok()) {
+    std::fprintf(stderr, "gscheck eval: %s\n", backend.error().message.c_str());
+    return 2;
+  }
+  std::unique_ptr<Backend> reference;
+  if (backend_name != "reference") {
+    auto ref = make_named_backend("reference", max_bytes);
+    if (!ref.ok()) {
+      std::fprintf(stderr, "gscheck eval: %s\n", ref.error().message.c_str());
+      return 2;
+    }
+    reference = std::move(ref).value();
+  }
+
+  reports::Report report;
+  report.run.command = "eval";
+  report.run.argv = {"gscheck", "eval"};
+  report.run.argv.insert(report.run.argv.end(), args.begin(), args.end());
+  report.run.started_at = reports::utc_now();
+  report.run.backend = (*backend)->capabilities();
+  CheckOptions opts;
+  opts.max_bytes = max_bytes;
+  CaseChecker checker(**backend, reference.get(), opts);
+  const bool quiet = parsed->has("--quiet");
+  const auto t0 = std::chrono::steady_clock::now();
+  for (const auto& file : *files) {
+    report.cases.push_back(checker.check_file(file));
+    const auto& r = report.cases.back();
+    if (!quiet || r.verdict != reports::Verdict::kPassed) {
+      std::fputs(result_text(r).c_str(), stdout);
+      std::fflush(stdout);
+    }
+  }
+  report.run.elapsed_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return finish_run(report, parsed->value("--report").value_or(""),
+                    parsed->value("--junit").value_or(""), /*table=*/false);
+}
+
+}  // namespace gscheck::tools

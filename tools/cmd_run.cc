@@ -1,0 +1,191 @@
+// `gscheck run`: the CI job. Golden cases and regressions checked against their expect blocks and
+// against the reference, plus a seeded random sweep checked against the reference.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <random>
+
+#include "core/case_json.h"
+#include "tools/case_check.h"
+#include "tools/cli_args.h"
+#include "tools/commands.h"
+
+#if defined(GSCHECK_HAVE_GENERATORS)
+#include "properties/sample.h"
+#endif
+
+#ifndef GSCHECK_SOURCE_DIR
+#define GSCHECK_SOURCE_DIR "."
+#endif
+
+namespace gscheck::tools {
+namespace {
+
+constexpr int64_t kDefaultSweep = 200;
+
+constexpr const char* kUsage =
+    "usage: gscheck run [--backend NAME] [--sweep N] [--seed S] [--size K] [--report FILE]\n"
+    "                   [--junit FILE] [--max-bytes N] [--quiet] [PATHS...]\n"
+    "  Checks a backend: every case file in PATHS (default: corpus/golden and corpus/regressions\n"
+    "  of the source tree) against its expect block and against the reference's outcome, then N\n"
+    "  seeded random cases against the reference. Cases outside the backend's declared\n"
+    "  capabilities are UNIMPLEMENTED, not failures. Prints the failures, a table per op and the\n"
+    "  seed.\n"
+    "  --backend NAME   backend to check (default: cuda-emu when built, else reference)\n"
+    "  --sweep N        number of random cases (default 200; 0 for none)\n"
+    "  --seed S         sweep seed (default: drawn at random and printed)\n"
+    "  --size K         RapidCheck size of the sweep: larger means bigger cases (default 30)\n"
+    "  --report FILE    write the JSON report; failing random cases are saved as case files in\n"
+    "                   failed_cases/ next to it\n"
+    "  --junit FILE     write JUnit XML\n"
+    "  --max-bytes N    memory budget for one case's tensors (default 4294967296)\n"
+    "  --quiet          print only failures, the table and the totals (the default prints\n"
+    "                   one line per case)\n"
+    "  Exit status: 0 no case failed, 1 a case FAILED or was MISTRUSTED, 2 bad command line,\n"
+    "  3 a report could not be written.\n";
+
+int usage_error(const std::string& message) {
+  std::fprintf(stderr, "gscheck run: %s\n%s", message.c_str(), kUsage);
+  return 2;
+}
+
+// corpus/<name> relative to the working directory when it is there, else in the source tree.
+std::vector<std::string> default_paths() {
+  std::vector<std::string> paths;
+  for (const char* name : {"corpus/golden", "corpus/regressions"}) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(name, ec)) {
+      paths.emplace_back(name);
+    } else if (const std::string src = std::string(GSCHECK_SOURCE_DIR) + "/" + name;
+               std::filesystem::is_directory(src, ec)) {
+      paths.push_back(src);
+    }
+  }
+  return paths;
+}
+
+}  // namespace
+
+int cmd_run(const std::vector<std::string>& args) {
+  auto parsed = parse_args(args, {{"--backend", true},
+                                  {"--sweep", true},
+                                  {"--seed", true},
+                                  {"--size", true},
+                                  {"--report", true},
+                                  {"--junit", true},
+                                  {"--max-bytes", true},
+                                  {"--quiet", false}});
+  if (!parsed.ok()) return usage_error(parsed.error().message);
+  if (parsed->has("--help")) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  int64_t max_bytes = kDefaultMaxCaseBytes, sweep = kDefaultSweep, size = 30;
+  uint64_t seed = std::random_device{}();
+  for (const auto& [name, target, lo, hi] : {std::tuple<const char*, int64_t*, int64_t, int64_t>{
+                                                 "--max-bytes", &max_bytes, 1, INT64_MAX},
+                                             {"--sweep", &sweep, 0, 100000000},
+                                             {"--size", &size, 0, 1000}}) {
+    if (auto v = parsed->value(name)) {
+      auto n = parse_int_option(name, *v, lo, hi);
+      if (!n.ok()) return usage_error(n.error().message);
+      *target = *n;
+    }
+  }
+  if (auto v = parsed->value("--seed")) {
+    auto n = parse_int_option("--seed", *v, 0, INT64_MAX);
+    if (!n.ok()) return usage_error(n.error().message);
+    seed = static_cast<uint64_t>(*n);
+  }
+#if !defined(GSCHECK_HAVE_GENERATORS)
+  if (parsed->has("--sweep") && sweep > 0)
+    return usage_error(
+        "this gscheck was built without the case generators (GSCHECK_TESTS=OFF): "
+        "no --sweep");
+  sweep = 0;
+#endif
+
+  const auto names = backend_names();
+  const bool have_emu = std::find(names.begin(), names.end(), "cuda-emu") != names.end();
+  const std::string backend_name =
+      parsed->value("--backend").value_or(have_emu ? "cuda-emu" : "reference");
+  auto backend = make_named_backend(backend_name, max_bytes);
+  if (!backend.ok()) return usage_error(backend.error().message);
+  auto reference = make_named_backend("reference", max_bytes);
+  if (!reference.ok()) return usage_error(reference.error().message);
+  Backend* ref = backend_name == "reference" ? backend->get() : reference->get();
+
+  std::vector<std::string> paths = parsed->positional;
+  if (paths.empty()) paths = default_paths();
+  std::vector<std::string> files;
+  if (!paths.empty()) {
+    auto listed = list_case_files(paths);
+    if (!listed.ok()) return usage_error(listed.error().message);
+    files = std::move(listed).value();
+  }
+
+  const std::string report_path = parsed->value("--report").value_or("");
+  CheckOptions opts;
+  opts.max_bytes = max_bytes;
+  if (!report_path.empty())
+    opts.failed_cases_dir =
+        (std::filesystem::path(report_path).parent_path() / "failed_cases").string();
+  opts.sweep_repro = "gscheck run --backend " + shell_quote(backend_name) + " --seed " +
+                     std::to_string(seed) + " --sweep " + std::to_string(sweep) + " --size " +
+                     std::to_string(size);
+  CaseChecker checker(**backend, ref, opts);
+
+  reports::Report report;
+  report.run.command = "run";
+  report.run.argv = {"gscheck", "run"};
+  report.run.argv.insert(report.run.argv.end(), args.begin(), args.end());
+  report.run.started_at = reports::utc_now();
+  report.run.backend = (*backend)->capabilities();
+  report.run.sweep = sweep;
+  if (sweep > 0) report.run.seed = seed;
+  const bool quiet = parsed->has("--quiet");
+  auto record = [&](reports::CaseResult r) {
+    if (!quiet || r.verdict != reports::Verdict::kPassed) {
+      std::fputs(result_text(r).c_str(), stdout);
+      std::fflush(stdout);
+    }
+    report.cases.push_back(std::move(r));
+  };
+
+  const auto t0 = std::chrono::steady_clock::now();
+  for (const auto& file : files) record(checker.check_file(file));
+#if defined(GSCHECK_HAVE_GENERATORS)
+  if (sweep > 0) {
+    const Capabilities& caps = (*backend)->capabilities();
+    gen::SampleOptions so;
+    so.seed = seed;
+    so.count = static_cast<int>(sweep);
+    so.size = static_cast<int>(size);
+    // Draw what the backend claims, so the sweep is spent on cases it is graded on.
+    so.ops = caps.ops;
+    so.dtypes = caps.dtypes;
+    so.semantics = caps.semantics;
+    for (DType dt : caps.index_dtypes)
+      if (dt == DType::kInt32 || dt == DType::kInt64) so.index_dtypes.push_back(dt);
+    for (Case& c : gen::sample_cases(so)) {
+      CaseFile f;
+      f.c = std::move(c);
+      record(checker.check_case(f, ""));
+    }
+  }
+#endif
+  report.run.elapsed_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const int status =
+      finish_run(report, report_path, parsed->value("--junit").value_or(""), /*table=*/true);
+  std::printf("backend %s, %zu case files, sweep %lld", backend_name.c_str(), files.size(),
+              static_cast<long long>(sweep));
+  if (sweep > 0) std::printf(", seed %llu", static_cast<unsigned long long>(seed));
+  std::printf(" (replay: gscheck run --backend %s --seed %llu --sweep %lld)\n",
+              shell_quote(backend_name).c_str(), static_cast<unsigned long long>(seed),
+              static_cast<long long>(sweep));
+  return status;
+}
+
+}  // namespace gscheck::tools

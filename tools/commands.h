@@ -1,0 +1,20 @@
+// The gscheck subcommands. Each takes the arguments after its name and returns the exit status:
+// 0 success, 1 a case failed, 2 a malformed command line, 3 a report could not be written.
+// tools/gscheck_main.cc dispatches to them through its command table.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace gscheck::tools {
+
+/// gscheck eval: run case files on a backend, check them against their expect blocks.
+int cmd_eval(const std::vector<std::string>& args);
+/// gscheck run: the CI job (golden + regressions + seeded sweep, differential vs the reference).
+int cmd_run(const std::vector<std::string>& args);
+/// gscheck list-backends: each backend and the contract it declares.
+int cmd_list_backends(const std::vector<std::string>& args);
+/// gscheck export: seeded cases with the reference's outcome as expect (tools/cmd_export.cc).
+int cmd_export(const std::vector<std::string>& args);
+
+}  // namespace gscheck::tools
