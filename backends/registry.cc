@@ -1,6 +1,7 @@
 // The backends this build offers. cuda-emu and cuda come from cuda/ when their targets exist
 // (GSCHECK_HAVE_CUDA_EMU, GSCHECK_HAVE_CUDA_BACKEND are set by backends/CMakeLists.txt).
 #include "backends/backend.h"
+#include "backends/plugin_backend.h"
 #include "backends/reference_backend.h"
 
 #if defined(GSCHECK_HAVE_CUDA_EMU)
@@ -22,6 +23,12 @@ std::vector<std::string> backend_names() {
 
 Expected<std::unique_ptr<Backend>> make_backend(std::string_view name) {
   if (name == "reference") return make_reference_backend();
+  // "plugin:PATH" loads a vendor library built against include/gscheck/plugin.h.
+  if (name.starts_with("plugin:")) {
+    if (name.size() == 7)
+      return parse_error("backend 'plugin:' needs a library path after the colon");
+    return make_plugin_backend(std::string(name.substr(7)));
+  }
 #if defined(GSCHECK_HAVE_CUDA_EMU)
   if (name == "cuda-emu") return cuda::make_cuda_emu_backend();
 #endif
@@ -34,7 +41,8 @@ Expected<std::unique_ptr<Backend>> make_backend(std::string_view name) {
     return Error{ErrorClass::kUnimplemented,
                  "backend '" + std::string(name) +
                      "' is not built into this gscheck (available: " + known + ")"};
-  return parse_error("unknown backend '" + std::string(name) + "' (available: " + known + ")");
+  return parse_error("unknown backend '" + std::string(name) + "' (available: " + known +
+                     ", or plugin:PATH)");
 }
 
 }  // namespace gscheck

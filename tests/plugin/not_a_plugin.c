@@ -1,0 +1,1 @@
+int not_a_gscheck_plugin(void) { return 0; }
