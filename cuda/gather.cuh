@@ -69,7 +69,7 @@ Outcome run_gather(Exec& ex, const Case& c, const GatherPlan& p, const RunConfig
   GSCHECK_RETURN_IF_ERROR(g->finish(ex, reinterpret_cast<uint8_t*>(out->data()), elem));
   auto b = bad->read(ex);
   if (!b.ok()) return b.error();
-  if (cfg.checked && b->any()) {
+  if (cfg.checked && b->any()) {  // TensorFlow reports the first bad index
     return bad_index("indices" + position_string(indices.shape().dims(), b->first) + " = " +
                      std::to_string(indices.int_at(b->first)) + " is not in [0, " +
                      std::to_string(p.axis_dim) + ")");

@@ -81,24 +81,24 @@ Outcome run_gather_nd(Exec& ex, const Case& c, const GatherNdPlan& p, const RunC
   auto b = bad->read(ex);
   if (!b.ok()) return b.error();
   if (cfg.checked && b->any()) {
-    // TensorFlow quotes the index tuple with the batch coordinates prepended.
+    // TensorFlow reports the last bad row, its tuple with the batch coordinates prepended.
     const std::vector<int64_t>& idims = indices.shape().dims();
     const std::vector<int64_t> row_dims(idims.begin(), idims.end() - 1);
     const std::vector<int64_t> batch_dims(idims.begin(), idims.begin() + p.batch_dims);
     std::string tuple;
     if (p.batch_dims > 0) {
-      const std::string bpos = position_string(batch_dims, b->first / p.rows_per_batch);
+      const std::string bpos = position_string(batch_dims, b->last / p.rows_per_batch);
       tuple = bpos.substr(1, bpos.size() - 2);
     }
     for (int k = 0; k < p.depth; ++k) {
       if (!tuple.empty()) tuple += ", ";
-      tuple += std::to_string(indices.int_at(b->first * p.depth + k));
+      tuple += std::to_string(indices.int_at(b->last * p.depth + k));
     }
     for (size_t i = 0; i < tuple.size(); ++i) {
       if (tuple[i] == ',' && (i + 1 >= tuple.size() || tuple[i + 1] != ' '))
         tuple.insert(i + 1, " ");
     }
-    return bad_index("indices" + position_string(row_dims, b->first) + " = [" + tuple +
+    return bad_index("indices" + position_string(row_dims, b->last) + " = [" + tuple +
                      "] does not index into param shape " + params.shape().to_string());
   }
   return out;

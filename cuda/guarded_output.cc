@@ -57,7 +57,15 @@ Status check_guards_and_poison(const uint8_t* front_guard, const uint8_t* back_g
                                               "-byte output buffer) was changed"};
     }
   }
-  if (poison && elem_bytes > 0) {
+  if (poison && elem_bytes == 1) {
+    const void* hit = std::memchr(out, *poison, out_bytes);
+    if (hit) {
+      const uint64_t off = static_cast<uint64_t>(static_cast<const uint8_t*>(hit) - out);
+      return Error{ErrorClass::kInternal, "unwritten output: element " + std::to_string(off) +
+                                              " (byte offset " + std::to_string(off) +
+                                              ") still holds the poison pattern"};
+    }
+  } else if (poison && elem_bytes > 1) {
     for (uint64_t off = 0; off + elem_bytes <= out_bytes; off += elem_bytes) {
       if (element_is_pattern(out + off, elem_bytes, *poison)) {
         return Error{ErrorClass::kInternal, "unwritten output: element " +

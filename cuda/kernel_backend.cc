@@ -59,7 +59,8 @@ Status admit_case(const Capabilities& caps, const Case& c, RunConfig* cfg) {
   if (!policy.empty() && policy != "DEFAULT" && policy != "ERROR" && policy != "IGNORE") {
     return invalid_argument("Unknown bad indices handling attribute: " + policy);
   }
-  cfg->checked = c.semantics == Semantics::kTfCpu && policy != "IGNORE";
+  // tf-cpu raises unless the policy is IGNORE; tf-gpu raises only when ERROR is asked for.
+  cfg->checked = c.semantics == Semantics::kTfCpu ? policy != "IGNORE" : policy == "ERROR";
   return {};
 }
 

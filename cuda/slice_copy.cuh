@@ -96,19 +96,33 @@ GSCHECK_HD_INLINE void store_zero_unit(uint8_t* dst) {
 #endif
 }
 
+/// Bytes one lane moves per step. With narrower units (pointers that disagree modulo 16) a lane
+/// still takes a whole 16-byte chunk, so a warp's accesses stay within one 512-byte span.
+inline constexpr int kChunkBytes = 16;
+
+template <int W>
+GSCHECK_HD_INLINE void copy_chunk(uint8_t* dst, const uint8_t* src) {
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+  for (int k = 0; k < kChunkBytes; k += W) load_store_unit<W>(dst + k, src + k);
+#else
+  memcpy(dst, src, kChunkBytes);  // the same bytes as the W-unit loop, in one host move
+#endif
+}
+
 /// Copy n bytes cooperatively (this lane of `group`): scalar bytes until dst is W-aligned,
-/// W-byte units (lane-interleaved, so a group's accesses coalesce), scalar tail bytes.
-/// Precondition: src and dst agree modulo W.
+/// 16-byte chunks of W-byte units (lane-interleaved, so a group's accesses coalesce), scalar
+/// tail bytes. Precondition: src and dst agree modulo W.
 template <int W>
 GSCHECK_HD_INLINE void copy_bytes_in_units(uint8_t* dst, const uint8_t* src, uint64_t n,
                                            uint32_t lane, uint32_t group) {
   uint64_t head = (W - (reinterpret_cast<uintptr_t>(dst) & (W - 1))) & (W - 1);
   if (head > n) head = n;
-  const uint64_t units = (n - head) / W;
-  const uint64_t tail = head + units * W;
+  const uint64_t chunks = (n - head) / kChunkBytes;
+  const uint64_t tail = head + chunks * kChunkBytes;
   for (uint64_t i = lane; i < head; i += group) dst[i] = src[i];
-  for (uint64_t i = lane; i < units; i += group) {
-    load_store_unit<W>(dst + head + i * W, src + head + i * W);
+  for (uint64_t i = lane; i < chunks; i += group) {
+    copy_chunk<W>(dst + head + i * kChunkBytes, src + head + i * kChunkBytes);
   }
   for (uint64_t i = tail + lane; i < n; i += group) dst[i] = src[i];
 }

@@ -72,27 +72,36 @@ Expected<GatherPlan> validate_gather(const Case& c) {
   const Tensor& indices = *c.indices;
   const int rp = params.rank();
   const int ri = indices.rank();
+  // Python: tf.gather with the constant axis 0 calls GatherV2 without batch_dims (dropped).
+  int64_t b = c.batch_dims;
+  if (c.axis && c.axis->rank() == 0 && c.axis->num_elements() == 1 && c.axis->int_at(0) == 0) {
+    b = 0;
+  }
+  // GatherV2's batch_dims attribute is an int32.
+  if (b < std::numeric_limits<int32_t>::min() || b > std::numeric_limits<int32_t>::max()) {
+    return invalid_argument("Attr batch_dims has value " + str(b) + " out of range for an int32");
+  }
   if (rp < 1) return invalid_argument("params must be at least 1 dimensional");
-  int64_t axis = c.batch_dims;  // Python: axis=None means axis = batch_dims
+  int64_t axis = b;  // Python: axis=None means axis = batch_dims
   if (c.axis) {
     if (c.axis->rank() != 0) return invalid_argument("axis must be scalar");
-    if (!is_integer(c.axis->dtype()) || c.axis->num_elements() != 1) {
-      return invalid_argument("axis must be an int32 or int64 scalar");
+    if (c.axis->dtype() != DType::kInt32 && c.axis->dtype() != DType::kInt64) {
+      return invalid_argument("axis must be int32 or int64.");
     }
     axis = c.axis->int_at(0);
   }
   if (axis == std::numeric_limits<int64_t>::max()) {
-    return invalid_argument("axis must be less than kint64max");
+    return invalid_argument("axis must be less than std::numeric_limits<int64_t>::max()");
   }
-  // Minimum rank: -axis for a negative axis (computed unsigned: axis may be INT64_MIN).
-  const uint64_t min_rank =
-      axis < 0 ? uint64_t{0} - static_cast<uint64_t>(axis) : static_cast<uint64_t>(axis) + 1;
-  if (static_cast<uint64_t>(rp) < min_rank) {
-    return invalid_argument("Shape must be at least rank " + std::to_string(min_rank) +
-                            " but is rank " + str(rp));
+  if (axis == std::numeric_limits<int64_t>::min()) {
+    return invalid_argument("axis must be greater than std::numeric_limits<int64_t>::min()");
+  }
+  const int64_t min_rank = axis < 0 ? -axis : axis + 1;
+  if (rp < min_rank) {
+    return invalid_argument("Shape must be at least rank " + str(min_rank) + " but is rank " +
+                            str(rp));
   }
   if (axis < 0) axis += rp;
-  int64_t b = c.batch_dims;
   if (b != 0) {
     if (b < -ri || b > ri) {
       return invalid_argument("Expected batch_dims in the range [" + str(-ri) + ", " + str(ri) +
@@ -213,16 +222,17 @@ Expected<ScatterPlan> validate_scatter(const Case& c) {
   const int ri = indices.rank();
   const int ru = updates.rank();
   Shape out;
+  // Every scatter op checks these ranks first.
+  if (ri < 1) {
+    return invalid_argument("Indices shape must have rank at least one. Found:" +
+                            indices.shape().to_string());
+  }
+  if (ru < 1) {
+    return invalid_argument("Updates shape must have rank at least one. Found:" +
+                            updates.shape().to_string());
+  }
   if (c.op == Op::kScatterNd) {
     const Tensor& shape = *c.shape;
-    if (ri < 1) {
-      return invalid_argument("Indices shape must have rank at least one. Found:" +
-                              indices.shape().to_string());
-    }
-    if (ru < 1) {
-      return invalid_argument("Updates shape must have rank at least one. Found:" +
-                              updates.shape().to_string());
-    }
     if (!is_integer(shape.dtype())) return invalid_argument("shape must be an integer tensor");
     std::vector<int64_t> dims;
     for (int64_t i = 0; i < shape.num_elements(); ++i) {
@@ -265,9 +275,10 @@ Expected<ScatterPlan> validate_scatter(const Case& c) {
     if (shape.rank() != 1) return invalid_argument("Shape must be a vector");
   } else {
     out = c.tensor->shape();
-    // TensorFlow reads rank-1 indices as rows of depth 1 (batch rank 1) for this shape check.
-    const int o = ri > 1 ? ri - 1 : 1;
-    const int64_t ix = ri > 1 ? indices.shape().dim(ri - 1) : 1;
+    // Here rank-1 indices are one row of depth dim(0) with no outer dims: indices (0,) then
+    // needs updates of the tensor's whole shape.
+    const int o = ri - 1;
+    const int64_t ix = ri >= 1 ? indices.shape().dim(ri - 1) : 0;
     if (out.rank() < 1) {
       return invalid_argument("Output must be at least 1-D, got shape: " + out.to_string());
     }
@@ -295,7 +306,8 @@ Expected<ScatterPlan> validate_scatter(const Case& c) {
       }
     }
   }
-  // Checks shared by both ops.
+  // Checks shared by both ops (TensorFlow's PrepareAndValidateInputs). Its update-shape rule
+  // reads rank-1 indices as rows of depth 1, so it is more lenient than the checks above.
   if (out.rank() < 1) {
     return invalid_argument("Output must be at least 1-D, got shape: " + out.to_string());
   }
@@ -304,23 +316,56 @@ Expected<ScatterPlan> validate_scatter(const Case& c) {
     return invalid_argument("Indices and updates specified for empty output.  indices shape: " +
                             indices.shape().to_string());
   }
-  ScatterPlan p;
-  // Rank-1 indices are read as rows of depth 1, as in TensorFlow's shape check above.
+  if (updates.shape().dim(0) != indices.shape().dim(0)) {
+    return invalid_argument("Dimensions [0,1) of indices[shape=" + indices.shape().to_string() +
+                            "] = " + str(indices.shape().dim(0)) +
+                            " must match dimensions [0,1) of updates[shape=" +
+                            updates.shape().to_string() + "] = " + str(updates.shape().dim(0)));
+  }
   const int64_t depth = ri > 1 ? indices.shape().dim(ri - 1) : 1;
-  p.rows = ri > 1 ? prod(indices.shape(), 0, ri - 1) : (indices.num_elements() > 0 ? 1 : 0);
-  p.slice = depth <= out.rank() ? prod(out, static_cast<int>(depth), out.rank()) : 0;
-  GSCHECK_RETURN_IF_ERROR(check_nd_limits(p.rows, out_elements, p.slice, indices.dtype()));
+  const int64_t batch_rank = ri > 1 ? ri - 1 : 1;
+  {
+    bool ok = ru >= batch_rank && ru - batch_rank == out.rank() - depth;
+    for (int i = 0; ok && i < batch_rank; ++i) {
+      ok = updates.shape().dim(i) == indices.shape().dim(i);
+    }
+    for (int i = 0; ok && i < ru - batch_rank; ++i) {
+      ok = updates.shape().dim(static_cast<int>(batch_rank) + i) ==
+           out.dim(static_cast<int>(depth) + i);
+    }
+    if (!ok) {
+      return invalid_argument("Dimensions of updates[shape=" + updates.shape().to_string() +
+                              "] do not match indices[shape=" + indices.shape().to_string() +
+                              "] and output[shape=" + out.to_string() + "]");
+    }
+  }
+  const int64_t max = index_max(indices.dtype());
+  const std::string type(dtype_name(indices.dtype()));
+  if (indices.num_elements() > max) {
+    return invalid_argument("indices has too many elements for " + type +
+                            " indexing: " + str(indices.num_elements()) + " > " + str(max));
+  }
+  if (out.dim(0) > max) {
+    return invalid_argument("params_shape[0] too large for " + type +
+                            " indexing: " + str(out.dim(0)) + " > " + str(max));
+  }
+  ScatterPlan p;
+  p.slice = prod(out, static_cast<int>(depth), out.rank());
+  if (p.slice > max) {
+    return invalid_argument("slice size is too large for indexing: " + str(p.slice) + " > " +
+                            str(max));
+  }
+  GSCHECK_RETURN_IF_ERROR(check_output_budget(updates.dtype(), out));
   p.out_shape = out;
   p.out_elements = out_elements;
-  GSCHECK_RETURN_IF_ERROR(check_output_budget(updates.dtype(), out));
   if (out_elements == 0) return p;
-  if (ri < 2 && indices.num_elements() == 0) return p;  // zero rows: a no-op
-  if (depth < 1 || depth > kMaxDepth || ri < 2) {
+  if (depth < 1 || depth > kMaxDepth) {
     return invalid_argument(
         "Only indices.shape[-1] values between 1 and 5 are currently supported.  Requested "
         "rank: " +
-        str(ri < 2 ? indices.num_elements() : depth));
+        str(depth));
   }
+  p.rows = indices.num_elements() / depth;
   if (p.rows == 0) return p;
   p.depth = static_cast<int>(depth);
   for (int k = 0; k < p.depth; ++k) {
