@@ -1,6 +1,8 @@
 // cuda-emu against the reference over seeded random cases, and over the golden corpus.
 #include <gtest/gtest.h>
 
+#include <iostream>
+
 #include "cuda/cuda_backends.h"
 #include "tests/cuda/sweep_differential.h"
 
@@ -17,10 +19,14 @@ TEST_P(CudaEmuSweep, AgreesWithTheReference) {
     for (int size : {10, 40, 100}) {
       gen::SampleOptions opts;
       opts.seed = 1000 + static_cast<uint64_t>(GetParam()) * 10 + static_cast<uint64_t>(size);
-      opts.count = 150;
+      opts.count = 200;
+      opts.dtypes = b->capabilities().dtypes;  // spend the sweep on claimed dtypes
       opts.size = size;
       opts.ops = {GetParam()};
       const auto n = sweep_against_reference(*b, gen::sample_cases(opts));
+      std::cout << b->capabilities().name << " " << op_name(GetParam()) << " size " << size
+                << ": " << n.compared << " compared (" << n.errors << " errors), "
+                << n.not_claimed << " not claimed, " << n.failed << " failed\n";
       EXPECT_EQ(n.failed, 0);
       // The sweep must mostly run claimed cases, valid and invalid ones.
       EXPECT_GT(n.compared, opts.count / 4) << "not claimed: " << n.not_claimed;
