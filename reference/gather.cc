@@ -31,17 +31,26 @@ int64_t gather_rows(const Tensor& params, const Tensor& indices, Tensor& out, co
       const int64_t bq = b * g.outer + q;
       const T* src = p + bq * g.dim * inner;
       T* dst = o + bq * g.n * inner;
-      for (int64_t i = 0; i < g.n; ++i, dst += inner) {
-        const int64_t v = static_cast<int64_t>(ib[i]);
-        if (!in_range(v, g.dim)) {
-          if (raise) return b * g.n + i;
-          std::fill_n(dst, inner, T{});
-          continue;
+      for (int64_t i0 = 0; i0 < g.n; i0 += kPrefetchRows) {
+        const int64_t i1 = std::min(g.n, i0 + kPrefetchRows);
+        if constexpr (!std::is_same_v<T, std::string>) {
+          for (int64_t i = i0; i < i1; ++i) {
+            const int64_t v = static_cast<int64_t>(ib[i]);
+            if (in_range(v, g.dim)) prefetch_slice(src + v * inner, slice_bytes, false);
+          }
         }
-        if constexpr (std::is_same_v<T, std::string>) {
-          std::copy_n(src + v * inner, inner, dst);
-        } else {
-          std::memcpy(dst, src + v * inner, slice_bytes);
+        for (int64_t i = i0; i < i1; ++i, dst += inner) {
+          const int64_t v = static_cast<int64_t>(ib[i]);
+          if (!in_range(v, g.dim)) {
+            if (raise) return b * g.n + i;
+            std::fill_n(dst, inner, T{});
+            continue;
+          }
+          if constexpr (std::is_same_v<T, std::string>) {
+            std::copy_n(src + v * inner, inner, dst);
+          } else {
+            std::memcpy(dst, src + v * inner, slice_bytes);
+          }
         }
       }
     }
@@ -140,7 +149,7 @@ Outcome run_gather(const Case& c, const Options& options) {
   out_dims.insert(out_dims.end(), pd.begin() + static_cast<std::ptrdiff_t>(a) + 1, pd.end());
   GSCHECK_RETURN_IF_ERROR(check_output_rank("gather", static_cast<int64_t>(out_dims.size())));
   Expected<Tensor> out =
-      Tensor::uninitialized(params.dtype(), Shape(std::move(out_dims)), options.max_output_bytes);
+      new_output(params.dtype(), Shape(std::move(out_dims)), options.max_output_bytes, false);
   if (!out.ok()) return out.error();
   // Lazy validation: with no output element (N, outer, inner or batch 0) no index is read.
   if (out->num_elements() == 0) return out;

@@ -32,29 +32,40 @@ int64_t gather_nd_rows(const Tensor& params, const Tensor& indices, Tensor& out,
   const Index* ix = indices.data_as<Index>();
   T* o = out.data_as<T>();
   [[maybe_unused]] const std::size_t slice_bytes = static_cast<std::size_t>(g.slice) * sizeof(T);
+  // Offsets of one block of rows, computed first so their slices can be prefetched.
+  int64_t offsets[kPrefetchRows];
   int64_t bad = -1;
   int64_t r = 0;
   for (int64_t b = 0; b < g.batch; ++b) {
     const int64_t base = b * g.batch_stride;
-    for (int64_t i = 0; i < g.rows_per_batch; ++i, ++r) {
-      const Index* row = ix + r * g.depth;
-      int64_t offset = base;
-      bool ok = true;
-      for (int k = 0; k < g.depth; ++k) {
-        const int64_t v = static_cast<int64_t>(row[k]);
-        ok &= in_range(v, g.dims[k]);
-        offset += v * g.strides[k];  // only used when every coordinate is in range
+    for (int64_t i0 = 0; i0 < g.rows_per_batch; i0 += kPrefetchRows) {
+      const int64_t count = std::min(kPrefetchRows, g.rows_per_batch - i0);
+      for (int64_t j = 0; j < count; ++j) {
+        const Index* row = ix + (r + j) * g.depth;
+        int64_t offset = base;
+        bool ok = true;
+        for (int k = 0; k < g.depth; ++k) {
+          const int64_t v = static_cast<int64_t>(row[k]);
+          ok &= in_range(v, g.dims[k]);
+          offset += v * g.strides[k];  // only used when every coordinate is in range
+        }
+        offsets[j] = ok ? offset : -1;
+        if constexpr (!std::is_same_v<T, std::string>) {
+          if (ok) prefetch_slice(p + offset * g.slice, slice_bytes, false);
+        }
       }
-      T* dst = o + r * g.slice;
-      if (!ok) {
-        bad = r;
-        if (!raise) std::fill_n(dst, g.slice, T{});
-        continue;  // TF's CPU generator records the row and moves on
-      }
-      if constexpr (std::is_same_v<T, std::string>) {
-        std::copy_n(p + offset * g.slice, g.slice, dst);
-      } else {
-        std::memcpy(dst, p + offset * g.slice, slice_bytes);
+      for (int64_t j = 0; j < count; ++j, ++r) {
+        T* dst = o + r * g.slice;
+        if (offsets[j] < 0) {
+          bad = r;
+          if (!raise) std::fill_n(dst, g.slice, T{});
+          continue;  // TF's CPU generator records the row and moves on
+        }
+        if constexpr (std::is_same_v<T, std::string>) {
+          std::copy_n(p + offsets[j] * g.slice, g.slice, dst);
+        } else {
+          std::memcpy(dst, p + offsets[j] * g.slice, slice_bytes);
+        }
       }
     }
   }
@@ -143,7 +154,7 @@ Outcome run_gather_nd(const Case& c, const Options& options) {
   out_dims.insert(out_dims.end(), pd.begin() + static_cast<std::ptrdiff_t>(d), pd.end());
   GSCHECK_RETURN_IF_ERROR(check_output_rank("gather_nd", static_cast<int64_t>(out_dims.size())));
   Expected<Tensor> out =
-      Tensor::uninitialized(params.dtype(), Shape(std::move(out_dims)), options.max_output_bytes);
+      new_output(params.dtype(), Shape(std::move(out_dims)), options.max_output_bytes, false);
   if (!out.ok()) return out.error();
 
   if (rows.value == 0) return out;

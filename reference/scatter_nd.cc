@@ -289,23 +289,36 @@ template <class T>
 constexpr bool kHasMinMaxAll = kHasMinMax<T> || kIsHalf<T>;
 
 // Applies every in-range row in row order with apply(dst, src, n); returns the last bad row or -1.
+// Applies every in-range row in row order with apply(dst, src, n); returns the last bad row or -1.
+// Offsets of a block of rows are computed first so the output slices can be prefetched.
 template <class T, class Index, class Apply>
 int64_t scatter_rows(const Index* ix, const T* upd, T* out, const Geometry& g, Apply apply) {
+  [[maybe_unused]] const std::size_t slice_bytes = static_cast<std::size_t>(g.slice) * sizeof(T);
+  int64_t offsets[kPrefetchRows];
   int64_t bad = -1;
-  for (int64_t r = 0; r < g.rows; ++r) {
-    const Index* row = ix + r * g.depth;
-    int64_t offset = 0;
-    bool ok = true;
-    for (int k = 0; k < g.depth; ++k) {
-      const int64_t v = static_cast<int64_t>(row[k]);
-      ok &= in_range(v, g.dims[k]);
-      offset += v * g.strides[k];  // only used when every coordinate is in range
+  for (int64_t r0 = 0; r0 < g.rows; r0 += kPrefetchRows) {
+    const int64_t count = std::min(kPrefetchRows, g.rows - r0);
+    for (int64_t j = 0; j < count; ++j) {
+      const Index* row = ix + (r0 + j) * g.depth;
+      int64_t offset = 0;
+      bool ok = true;
+      for (int k = 0; k < g.depth; ++k) {
+        const int64_t v = static_cast<int64_t>(row[k]);
+        ok &= in_range(v, g.dims[k]);
+        offset += v * g.strides[k];  // only used when every coordinate is in range
+      }
+      offsets[j] = ok ? offset : -1;
+      if constexpr (!std::is_same_v<T, std::string>) {
+        if (ok) prefetch_slice(out + offset * g.slice, slice_bytes, true);
+      }
     }
-    if (!ok) {
-      bad = r;
-      continue;
+    for (int64_t j = 0; j < count; ++j) {
+      if (offsets[j] < 0) {
+        bad = r0 + j;
+        continue;
+      }
+      apply(out + offsets[j] * g.slice, upd + (r0 + j) * g.slice, g.slice);
     }
-    apply(out + offset * g.slice, upd + r * g.slice, g.slice);
   }
   return bad;
 }
@@ -412,8 +425,7 @@ Outcome run_scatter_nd(const Case& c, const Options& options) {
   Geometry& g = *geometry;
 
   // scatter_nd starts from zeros (false, ""), tensor_scatter_nd_* from a copy of `tensor`.
-  Expected<Tensor> out = tensor_op ? Tensor::uninitialized(dt, s, options.max_output_bytes)
-                                   : Tensor::zeros(dt, s, options.max_output_bytes);
+  Expected<Tensor> out = new_output(dt, s, options.max_output_bytes, !tensor_op);
   if (!out.ok()) return out.error();
   if (out->num_elements() == 0) return out;
   if (tensor_op) {

@@ -1,5 +1,11 @@
 #include "reference/validate.h"
 
+#include <cstring>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 namespace gscheck::reference::detail {
 
 Expected<BadIndicesPolicy> parse_policy(std::string_view s) {
@@ -17,7 +23,11 @@ bool bad_indices_raise(Semantics s, BadIndicesPolicy p) {
 std::string slice_debug_string(const Shape& shape, int64_t flat) {
   const int dims = shape.rank();
   if (dims == 0) return "";
-  if (dims == 1) return "[" + std::to_string(flat) + "]";
+  if (dims == 1) {
+    std::string s = "[";  // built by appends: GCC 12 -O3 misreports "[" + to_string() (-Wrestrict)
+    s += std::to_string(flat);
+    return s + "]";
+  }
   // Unflatten from the innermost dim outwards; no dim is 0 when an element exists.
   std::vector<int64_t> pos(static_cast<size_t>(dims), 0);
   int64_t left = flat;
@@ -62,6 +72,27 @@ int64_t index_max(DType dt) {
     using T = typename decltype(tag)::type;
     return static_cast<int64_t>(std::numeric_limits<T>::max());
   });
+}
+
+void prefer_huge_pages(void* data, std::size_t bytes) {
+#if defined(MADV_HUGEPAGE)
+  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+  if (bytes < 4 * kHuge) return;
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) & ~(kHuge - 1);
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+  (void)data;
+  (void)bytes;
+#endif
+}
+
+Expected<Tensor> new_output(DType dt, Shape shape, int64_t max_bytes, bool zero) {
+  Expected<Tensor> t = Tensor::uninitialized(dt, std::move(shape), max_bytes);
+  if (!t.ok() || dt == DType::kString || t->byte_size() == 0) return t;
+  prefer_huge_pages(t->data(), t->byte_size());
+  if (zero) std::memset(t->data(), 0, t->byte_size());
+  return t;
 }
 
 Error unsupported(std::string msg) { return Error{ErrorClass::kUnsupported, std::move(msg)}; }
