@@ -288,9 +288,13 @@ Plan draw_plan(const Kind& k, const Constraints& c) {
     return std::clamp<int64_t>(static_cast<int64_t>(root * 1.5) + 1, 2, 512);
   };
   if (k.op == Op::kGather) {
-    const int64_t rp = uniform_shrinking(1, 7);
-    const int64_t b = c.allow_batch_dims ? uniform_shrinking(0, rp - 1) : 0;
-    const int64_t axis = k.axis_form == 2 ? b : b + uniform_shrinking(0, rp - 1 - b);
+    const int64_t rp = uniform_shrinking(c.require_batch_dims ? 2 : 1, 7);
+    const int64_t b = c.gather_axis_zero     ? 0
+                      : c.require_batch_dims ? uniform_shrinking(1, rp - 1)
+                      : c.allow_batch_dims   ? uniform_shrinking(0, rp - 1)
+                                             : 0;
+    const int64_t axis =
+        (k.axis_form == 2 || c.gather_axis_zero) ? b : b + uniform_shrinking(0, rp - 1 - b);
     const int64_t m = uniform_shrinking(0, std::min<int64_t>(7 - b, 8 - rp));
     const int64_t nd = rp + m;
     const int64_t md = max_dim_for(nd);
@@ -300,8 +304,10 @@ Plan draw_plan(const Kind& k, const Constraints& c) {
     draw_group(k, p.K, rp - 1 - axis, md);
     draw_group(k, p.M, m, md);
   } else if (k.op == Op::kGatherNd) {
-    const int64_t rp = uniform_shrinking(1, 7);
-    const int64_t b = c.allow_batch_dims ? uniform_shrinking(0, std::min<int64_t>(rp - 1, 5)) : 0;
+    const int64_t rp = uniform_shrinking(c.require_batch_dims ? 2 : 1, 7);
+    const int64_t b = c.require_batch_dims ? uniform_shrinking(1, std::min<int64_t>(rp - 1, 5))
+                      : c.allow_batch_dims ? uniform_shrinking(0, std::min<int64_t>(rp - 1, 5))
+                                           : 0;
     p.depth = uniform_shrinking(0, rp - b);
     const int64_t kk = rp - b - p.depth;
     const int64_t m = uniform_shrinking(0, std::min<int64_t>(6 - b, 7 - b - kk));

@@ -81,11 +81,13 @@ struct Constraints {
   std::vector<std::string> policies;      ///< empty: "", DEFAULT, ERROR, IGNORE
   /// With index_dtypes empty: gather on tf-cpu sometimes draws int16 indices.
   bool allow_int16 = true;
-  bool allow_specials = true;    ///< NaN with payloads, -0.0, +-inf among float data
-  bool allow_empty = true;       ///< some cases get zero-size dimensions
-  bool allow_batch_dims = true;  ///< gather/gather_nd may draw batch_dims > 0
-  bool allow_axis_none = true;   ///< gather may draw Python's axis=None
-  int max_elements = 2048;       ///< per-tensor element budget at the largest size
+  bool allow_specials = true;       ///< NaN with payloads, -0.0, +-inf among float data
+  bool allow_empty = true;          ///< some cases get zero-size dimensions
+  bool allow_batch_dims = true;     ///< gather/gather_nd may draw batch_dims > 0
+  bool allow_axis_none = true;      ///< gather may draw Python's axis=None
+  int max_elements = 2048;          ///< per-tensor element budget at the largest size
+  bool gather_axis_zero = false;    ///< gather: normalised axis 0 (0, -rank or None), batch_dims 0
+  bool require_batch_dims = false;  ///< gather/gather_nd: batch_dims >= 1 (params rank >= 2)
 };
 
 /// Element dtypes TensorFlow's CPU kernels take for op.

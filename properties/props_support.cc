@@ -1,0 +1,259 @@
+#include "properties/props_support.h"
+
+#include <rapidcheck.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include "core/case_json.h"
+#include "reference/reference.h"
+
+#ifndef GSCHECK_SOURCE_DIR
+#define GSCHECK_SOURCE_DIR "."
+#endif
+
+namespace gscheck::props {
+namespace {
+
+struct Pending {
+  std::string property;
+  std::string backend;
+  Case c;
+  Outcome expected = Error{};
+};
+std::optional<Pending>& pending() {
+  static std::optional<Pending> p;
+  return p;
+}
+
+std::map<std::string, std::map<std::string, int>>& class_counts() {
+  static std::map<std::string, std::map<std::string, int>> m;
+  return m;
+}
+
+uint64_t fnv1a(std::string_view s) {
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char ch : s) h = (h ^ ch) * 1099511628211ULL;
+  return h;
+}
+
+}  // namespace
+
+const Targets& registry_targets() {
+  static const Targets targets = [] {
+    static std::vector<std::unique_ptr<Backend>> owned;
+    Targets t;
+    for (const std::string& name : backend_names()) {
+      Expected<std::unique_ptr<Backend>> b = make_backend(name);
+      if (!b.ok()) {
+        std::cerr << "gscheck properties: skipping backend " << name << ": " << b.error().message
+                  << "\n";
+        continue;
+      }
+      owned.push_back(std::move(b.value()));
+      t.push_back({name, owned.back().get()});
+    }
+    std::cerr << "gscheck properties: backends:";
+    for (const Target& x : t) std::cerr << ' ' << x.name;
+    std::cerr << "\n";
+    return t;
+  }();
+  return targets;
+}
+
+Outcome reference_outcome(const Case& c) { return reference::run(c); }
+
+std::optional<Outcome> run_on(const Target& t, const Case& c) {
+  if (!t.backend->capabilities().supports(c)) return std::nullopt;
+  Outcome o = t.backend->run(c);
+  if (!o.ok() && o.error().cls == ErrorClass::kUnimplemented) return std::nullopt;
+  return o;
+}
+
+void tag_case(const Case& c) {
+  const CaseClass k = classify(c);
+  const DType dt = c.params ? c.params->dtype() : c.updates ? c.updates->dtype() : DType::kFloat32;
+  const std::string op(op_name(c.op));
+  RC_TAG(op);
+  RC_CLASSIFY(k.out_of_bounds, "out_of_bounds");
+  RC_CLASSIFY(k.duplicates, "duplicates");
+  RC_CLASSIFY(k.empty, "empty");
+  auto& m = class_counts();
+  m["op"][op]++;
+  m["dtype"][std::string(dtype_name(dt))]++;
+  m["index_dtype"][std::string(dtype_name(c.indices->dtype()))]++;
+  m["semantics"][std::string(semantics_name(c.semantics))]++;
+  m["rank"][std::to_string(k.rank)]++;
+  m["out_of_bounds"][k.out_of_bounds ? "yes" : "no"]++;
+  m["duplicates"][k.duplicates ? "yes" : "no"]++;
+  m["empty"][k.empty ? "yes" : "no"]++;
+}
+
+void print_class_table(std::ostream& os) {
+  auto& m = class_counts();
+  if (m.empty()) return;
+  os << "cases seen per class (shrinking steps included):\n";
+  for (const auto& [klass, counts] : m) {
+    os << "  " << klass << ":";
+    for (const auto& [value, n] : counts) os << ' ' << value << '=' << n;
+    os << '\n';
+  }
+  m.clear();
+}
+
+bool element_equal(const Tensor& a, int64_t i, const Tensor& b, int64_t j) {
+  if (a.dtype() != b.dtype()) return false;
+  if (a.dtype() == DType::kString)
+    return a.strings()[static_cast<size_t>(i)] == b.strings()[static_cast<size_t>(j)];
+  const size_t w = dtype_size(a.dtype());
+  return std::memcmp(a.data() + static_cast<size_t>(i) * w, b.data() + static_cast<size_t>(j) * w,
+                     w) == 0;
+}
+
+void copy_element(Tensor& dst, int64_t i, const Tensor& src, int64_t j) {
+  GSCHECK_CHECK(dst.dtype() == src.dtype());
+  if (dst.dtype() == DType::kString) {
+    dst.strings()[static_cast<size_t>(i)] = src.strings()[static_cast<size_t>(j)];
+    return;
+  }
+  const size_t w = dtype_size(dst.dtype());
+  std::memcpy(dst.data() + static_cast<size_t>(i) * w, src.data() + static_cast<size_t>(j) * w, w);
+}
+
+std::string element_text(const Tensor& t, int64_t i) {
+  if (t.dtype() == DType::kString) return '"' + t.strings()[static_cast<size_t>(i)] + '"';
+  std::ostringstream os;
+  os << "0x";
+  const size_t w = dtype_size(t.dtype());
+  const auto* p = reinterpret_cast<const unsigned char*>(t.data()) + static_cast<size_t>(i) * w;
+  for (size_t k = w; k-- > 0;) {
+    char buf[3];
+    std::snprintf(buf, sizeof buf, "%02x", p[k]);
+    os << buf;
+  }
+  return os.str();
+}
+
+bool same_outcome(const Outcome& a, const Outcome& b) {
+  if (a.ok() != b.ok()) return false;
+  if (!a.ok()) return a.error().cls == b.error().cls;
+  return a.value().bit_equal(b.value());
+}
+
+std::string outcome_text(const Outcome& o) {
+  if (!o.ok())
+    return "error " + std::string(error_class_name(o.error().cls)) + ": " + o.error().message;
+  return "tensor " + std::string(dtype_name(o.value().dtype())) + o.value().shape().to_string();
+}
+
+std::string regressions_dir() {
+  if (const char* env = std::getenv("GSCHECK_REGRESSIONS_DIR"); env && *env) return env;
+  return std::string(GSCHECK_SOURCE_DIR) + "/corpus/regressions";
+}
+
+void note_failure(std::string_view property, const std::string& backend, const Case& c,
+                  const Outcome& expected) {
+  pending() = Pending{std::string(property), backend, c, expected};
+}
+
+std::optional<std::string> flush_regression() {
+  if (!pending()) return std::nullopt;
+  Pending p = std::move(*pending());
+  pending().reset();
+  CaseFile f;
+  f.c = p.c;
+  Expect e;
+  if (p.expected.ok()) {
+    e.output = p.expected.value();
+  } else {
+    // The class only: check_expect searches a regex in every backend's message, and only
+    // backends with tf_messages promise TensorFlow's text.
+    e.error_class = p.expected.error().cls;
+  }
+  f.expect = e;
+  const uint64_t seed = rc::detail::configuration().testParams.seed;
+  f.description = "RapidCheck counterexample (shrunk) of property " + p.property + " on backend " +
+                  p.backend + ", RC_PARAMS=\"seed=" + std::to_string(seed) +
+                  "\"; expect is the reference's outcome";
+  const std::string op(op_name(p.c.op));
+  f.c.name = op + "/regression";
+  char hash[17];
+  std::snprintf(hash, sizeof hash, "%016llx",
+                static_cast<unsigned long long>(fnv1a(case_file_text(f))));
+  f.c.name = op + "/regression_" + std::string(hash, 12);
+  const std::string dir = regressions_dir();
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  const std::string path = dir + "/" + op + "_" + std::string(hash, 12) + ".json";
+  if (Status s = save_case_file(path, f); !s.ok()) {
+    std::cerr << "gscheck properties: could not write the counterexample: " << s.error().message
+              << "\n";
+    return std::nullopt;
+  }
+  // From the repository root the default directory is corpus/regressions.
+  const bool in_repo = std::getenv("GSCHECK_REGRESSIONS_DIR") == nullptr;
+  const std::string shown =
+      in_repo ? "corpus/regressions/" + op + "_" + std::string(hash, 12) + ".json" : path;
+  std::cerr << "gscheck properties: counterexample written to " << path << "\n"
+            << "  replay: build/default/tools/gscheck eval --backend " << p.backend << " " << shown
+            << "\n";
+  return path;
+}
+
+}  // namespace gscheck::props
+
+namespace gscheck::props {
+
+void check_shape_and_errors(const Targets& ts, const Case& c) {
+  tag_case(c);
+  const Outcome ref = reference_outcome(c);
+  const std::optional<Geometry> g = geometry(c);
+  if (!g && ref.ok()) RC_FAIL("the reference accepts a case whose shapes do not fit the op");
+  if (ref.ok() && ref.value().shape() != g->out_shape) {
+    RC_FAIL("reference output shape " + ref.value().shape().to_string() + ", formula gives " +
+            g->out_shape.to_string());
+  }
+  for (const Target& t : ts) {
+    const std::optional<Outcome> got = run_on(t, c);
+    if (!got) continue;
+    if (got->ok() != ref.ok() || (!ref.ok() && got->error().cls != ref.error().cls)) {
+      RC_FAIL(t.name + " gives " + outcome_text(*got) + "; the reference gives " +
+              outcome_text(ref));
+    }
+    if (ref.ok() && got->value().shape() != g->out_shape) {
+      RC_FAIL(t.name + " output shape " + got->value().shape().to_string() + ", formula gives " +
+              g->out_shape.to_string());
+    }
+  }
+}
+
+void assert_bit_equal(const std::string& who, const Tensor& want, const Tensor& got) {
+  if (want.dtype() != got.dtype() || want.shape() != got.shape()) {
+    RC_FAIL(who + ": got " + std::string(dtype_name(got.dtype())) + got.shape().to_string() +
+            ", want " + std::string(dtype_name(want.dtype())) + want.shape().to_string());
+  }
+  for (int64_t i = 0; i < want.num_elements(); ++i) {
+    if (!element_equal(want, i, got, i)) {
+      RC_FAIL(who + ": element " + std::to_string(i) + " is " + element_text(got, i) + ", want " +
+              element_text(want, i));
+    }
+  }
+}
+
+Tensor block(const Tensor& t, int64_t parts, int64_t which, const Shape& shape) {
+  Tensor out = Tensor::zeros(t.dtype(), shape, INT64_MAX).value();
+  const int64_t n = parts == 0 ? 0 : t.num_elements() / parts;
+  GSCHECK_CHECK(out.num_elements() == n);
+  for (int64_t i = 0; i < n; ++i) copy_element(out, i, t, which * n + i);
+  return out;
+}
+
+Tensor reshaped(const Tensor& t, const Shape& new_shape) { return block(t, 1, 0, new_shape); }
+
+}  // namespace gscheck::props
