@@ -25,8 +25,9 @@ constexpr DType kElementDTypes[] = {
 static_assert(std::size(kElementDTypes) == std::size(kAllDTypes));
 
 // Index dtypes TensorFlow registers, weighted; the last slot draws from the ones it rejects.
+// int16 is rarer: only gathers on CPU take it, so scatter cases with it are all "unsupported".
 constexpr DType kIndexDTypes[] = {DType::kInt32, DType::kInt32, DType::kInt32, DType::kInt64,
-                                  DType::kInt64, DType::kInt16, DType::kInt16};
+                                  DType::kInt64, DType::kInt64, DType::kInt16};
 constexpr DType kOtherIntegerDTypes[] = {DType::kInt8, DType::kUInt8, DType::kUInt16,
                                          DType::kUInt32, DType::kUInt64};
 
@@ -35,7 +36,9 @@ constexpr Op kTensorScatterOps[] = {Op::kTensorScatterUpdate, Op::kTensorScatter
                                     Op::kTensorScatterMax};
 
 // "" is TensorFlow's default; lower-case "ignore" is the typo TensorFlow rejects.
-constexpr std::string_view kPolicies[] = {"", "", "", "", "DEFAULT", "ERROR", "IGNORE", "ignore"};
+constexpr std::string_view kPolicies[] = {
+    "", "", "",        "",        "",      "",       "",       "",
+    "", "", "DEFAULT", "DEFAULT", "ERROR", "IGNORE", "IGNORE", "ignore"};
 
 constexpr int kNumSpecials = 12;
 
@@ -194,14 +197,15 @@ class Decoder {
   // Rank 1..7, and rank 0 (which every op rejects for params/output) one time in eight.
   int rank_1_to_7_or_0() { return (pick(8) + 1) % 8; }
 
-  // rank dims, each mostly 1..max_dim, sometimes 0 or wide; the running product never exceeds
-  // budget (a dim is clamped to budget / product so far).
+  // rank dims, each mostly 1..max_dim, one in 16 zero (empty tensors skip most of an op), one
+  // in 16 wide; the running product never exceeds budget (a dim is clamped to budget / product
+  // so far).
   std::vector<int64_t> dims(int rank, int64_t budget) {
     std::vector<int64_t> d;
     int64_t prod = 1;
     for (int i = 0; i < rank; ++i) {
       const int sel = pick(16);
-      int64_t v = sel <= 12 ? 1 + sel % lim_.max_dim : sel <= 14 ? 0 : 2 * lim_.max_dim;
+      int64_t v = sel <= 13 ? 1 + sel % lim_.max_dim : sel == 14 ? 0 : 2 * lim_.max_dim;
       if (prod > 0) v = std::min(v, std::max<int64_t>(budget, 0) / prod);
       d.push_back(v);
       prod *= v;

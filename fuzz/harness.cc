@@ -50,6 +50,9 @@ std::vector<Entry>& backends() {
       std::fprintf(stderr,
                    "gscheck fuzz: no backend besides the reference; only its crashes count\n");
     }
+    for (const Entry& e : v) {
+      std::fprintf(stderr, "gscheck fuzz: checking backend %s\n", e.name.c_str());
+    }
     return v;
   }();
   return all;
@@ -87,6 +90,9 @@ std::string regex_escape(const std::string& text) {
   return out;
 }
 
+// Names a decoded case after its input bytes: the same input always gives the same file.
+std::string case_id(const uint8_t* data, std::size_t size) { return hex(fnv1a(data, size), 12); }
+
 Expect expect_of(const Outcome& o) {
   Expect e;
   if (o.ok()) {
@@ -100,6 +106,10 @@ Expect expect_of(const Outcome& o) {
 
 // Tensor, or the error's class: shrinking keeps both sides of a mismatch of the same kind.
 int outcome_kind(const Outcome& o) { return o.ok() ? -1 : static_cast<int>(o.error().cls); }
+
+std::string kind_name(const Outcome& o) {
+  return o.ok() ? "tensor" : std::string(error_class_name(o.error().cls));
+}
 
 std::string describe(const Outcome& o) {
   if (o.ok()) return "tensor " + std::string(dtype_name(o->dtype())) + o->shape().to_string();
@@ -124,8 +134,7 @@ Status save(const std::string& path, const Case& c, const Outcome& ref, std::str
   const Outcome g = e.backend->run(c);
   const compare::Verdict v = compare::compare_outcomes(c, r, g, e.options);
 
-  const std::string id = hex(fnv1a(data, size), 12);
-  c.name = std::string(op_name(c.op)) + "/fuzz_" + id;
+  const std::string id = case_id(data, size);
   const std::string dir = regressions_dir();
   const std::string path =
       (std::filesystem::path(dir) / (std::string(op_name(c.op)) + "_fuzz_" + id + ".json"))
@@ -140,6 +149,11 @@ Status save(const std::string& path, const Case& c, const Outcome& ref, std::str
                "  %s\n  reference: %s\n  %s: %s\n",
                std::string(op_name(c.op)).c_str(), e.name.c_str(), v.summary.c_str(),
                describe(r).c_str(), e.name.c_str(), describe(g).c_str());
+  // A short line without values, so scripts/fuzz.sh can group inputs that hit the same bug.
+  std::fprintf(stderr, "  kind: %s %s %s, reference %s, %s %s\n",
+               std::string(op_name(c.op)).c_str(), std::string(semantics_name(c.semantics)).c_str(),
+               std::string(dtype_name((c.params ? *c.params : *c.updates).dtype())).c_str(),
+               kind_name(r).c_str(), e.name.c_str(), kind_name(g).c_str());
   if (st.ok()) {
     std::fprintf(stderr, "  case file: %s\n  replay: %s --case %s\n", path.c_str(),
                  GSCHECK_FUZZ_REPLAY, path.c_str());
@@ -162,13 +176,14 @@ void set_write_case_path(std::string path) { write_case_path() = std::move(path)
 int cases_written() { return g_cases_written; }
 
 int run_differential(Family family, const uint8_t* data, std::size_t size) {
-  const Case c = decode_case(family, data, size);
+  Case c = decode_case(family, data, size);
+  c.name = std::string(op_name(c.op)) + "/fuzz_" + case_id(data, size);
   if (!write_case_path().empty()) {
     // Written before running anything, so a crashing reference still leaves the case behind;
     // rewritten with the reference outcome as expect when it returns.
     CaseFile f{c, std::nullopt,
                "Decoded from a fuzz/" + std::string(family_name(family)) +
-                   "_fuzz input by gscheck_fuzz_replay --write-case"};
+                   "_fuzz input (write-case mode)"};
     Status st = save_case_file(write_case_path(), f);
     if (st.ok()) st = save(write_case_path(), c, reference::run(c), f.description);
     if (!st.ok()) {

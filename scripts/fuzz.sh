@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# Coverage-guided fuzzing of every fuzz target on all cores, then triage: each crash is minimised,
+# deduplicated by its signature, and turned into a case file with a replay command.
+#
+#   scripts/fuzz.sh                      # overnight: 8 hours in all, every target, all cores
+#   scripts/fuzz.sh --time 3600          # one hour in all
+#   scripts/fuzz.sh --smoke              # ~20 s per target; prints execs/s; cases stay in the work dir
+#   scripts/fuzz.sh --targets "gather gather_nd" --jobs 8 --rss-limit-mb 4096
+#
+# Work dir (git-ignored): corpus/fuzz-work/<target>/{corpus,crashes,minimized,cases,logs}. The
+# corpus there grows from night to night; seeds come from corpus/fuzz/<target>/.
+# Case files for new failures go to corpus/regressions/ (--regressions-dir to change).
+# See docs/fuzzing.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+all_targets="gather gather_nd scatter_nd tensor_scatter case_json"
+targets=$all_targets
+total_time=$((8 * 3600))
+jobs=$(nproc)
+rss_limit_mb=2048
+smoke=0
+regressions_dir=""
+build_dir="$root/build/fuzz"
+work="$root/corpus/fuzz-work"
+
+usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --smoke) smoke=1 ;;
+    --time) total_time=$2; shift ;;
+    --jobs) jobs=$2; shift ;;
+    --targets) targets=$2; shift ;;
+    --rss-limit-mb) rss_limit_mb=$2; shift ;;
+    --regressions-dir) regressions_dir=$2; shift ;;
+    -h|--help) usage 0 ;;
+    *) echo "fuzz.sh: unknown argument $1" >&2; usage 2 ;;
+  esac
+  shift
+done
+for t in $targets; do
+  [[ " $all_targets " == *" $t "* ]] || { echo "fuzz.sh: unknown target $t" >&2; exit 2; }
+done
+n_targets=$(wc -w <<<"$targets")
+if [[ $smoke == 1 ]]; then
+  per_target=20
+  work="$work/smoke"
+  regressions_dir=${regressions_dir:-$work/regressions}
+else
+  per_target=$((total_time / n_targets))
+  regressions_dir=${regressions_dir:-$root/corpus/regressions}
+fi
+(( per_target >= 1 )) || { echo "fuzz.sh: --time too short for $n_targets targets" >&2; exit 2; }
+mkdir -p "$regressions_dir"
+regressions_dir=$(cd "$regressions_dir" && pwd)
+
+echo "== build (preset fuzz: clang, libFuzzer, ASan, UBSan) in $build_dir"
+cmake --preset fuzz -B "$build_dir" >/dev/null
+cmake --build "$build_dir" --target gscheck_fuzz_all -j "$(nproc)"
+bin="$build_dir/fuzz"
+replay="$bin/gscheck_fuzz_replay"
+
+# One line that names a failure, for deduplication: the mismatch headline and its "kind:" line,
+# the parser check's complaint, a sanitizer's SUMMARY (it has file:line), or else the first two
+# project frames below the fuzz harness (aborts, uncaught exceptions, timeouts).
+signature() {
+  local log=$1
+  if grep -q '^gscheck fuzz: MISMATCH' "$log"; then
+    echo "$(grep -m1 '^gscheck fuzz: MISMATCH' "$log") $(grep -m1 '^  kind: ' "$log")"
+  elif grep -q '^gscheck fuzz: case_json' "$log"; then
+    grep -m1 '^gscheck fuzz: case_json' "$log"
+  elif grep -qE '^SUMMARY: [A-Za-z]+Sanitizer' "$log"; then
+    grep -m1 -E '^SUMMARY: [A-Za-z]+Sanitizer' "$log"
+  else
+    echo "$(grep -m1 -E '^(SUMMARY|==[0-9]+== ERROR): ' "$log" | sed 's/^==[0-9]*== //') at" \
+      "$(grep -E "^ +#[0-9]+ .* $root/" "$log" | grep -v "$root/fuzz/" | head -2 |
+        awk '{print $NF}' | tr '\n' ' ')"
+  fi
+}
+
+declare -A rate
+summary=()
+for t in $targets; do
+  tw="$work/$t"
+  mkdir -p "$tw/corpus" "$tw/crashes" "$tw/minimized" "$tw/cases" "$tw/logs"
+  extra=()
+  [[ $t == case_json ]] && extra+=("-dict=$root/fuzz/case_json.dict")
+  echo "== fuzz $t: ${per_target}s on $jobs job(s), rss limit ${rss_limit_mb} MB"
+  # Mismatches found while fuzzing write their cases into the work dir; triage below decides
+  # which reach the regressions dir.
+  GSCHECK_REGRESSIONS_DIR="$tw/cases" "$bin/${t}_fuzz" \
+    -fork="$jobs" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
+    -max_total_time="$per_target" -rss_limit_mb="$rss_limit_mb" -timeout=10 \
+    -artifact_prefix="$tw/crashes/" "${extra[@]}" \
+    "$tw/corpus" "$root/corpus/fuzz/$t" >"$tw/logs/fuzz.log" 2>&1 || true
+  # Fork mode reports "#<execs>: cov: ... time: <s>s"; the last such line has the totals.
+  last=$(grep -E '^#[0-9]+: cov:' "$tw/logs/fuzz.log" | tail -1 || true)
+  execs=$(sed -E 's/^#([0-9]+):.*/\1/' <<<"$last")
+  secs=$(sed -E 's/.* time: ([0-9]+)s.*/\1/' <<<"$last")
+  if [[ -n $last && ${secs:-0} -gt 0 ]]; then
+    rate[$t]="$((execs / secs)) execs/s ($execs execs in ${secs}s, $(sed -E 's/.*(cov: [0-9]+).*/\1/' <<<"$last"))"
+  else
+    rate[$t]="no stats (see $tw/logs/fuzz.log)"
+  fi
+  echo "   ${rate[$t]}"
+
+  # Triage: minimise each crash, keep the smallest input per signature, write its case file.
+  declare -A kept=()
+  for crash in "$tw"/crashes/crash-* "$tw"/crashes/timeout-* "$tw"/crashes/oom-*; do
+    [[ -e $crash ]] || continue
+    name=$(basename "$crash")
+    min="$tw/minimized/$name"
+    if [[ ! -e $min ]]; then
+      if [[ $name == crash-* ]]; then
+        GSCHECK_REGRESSIONS_DIR="$tw/cases" "$bin/${t}_fuzz" -minimize_crash=1 -max_total_time=60 -runs=100000 \
+          -exact_artifact_path="$min" "$crash" >"$tw/logs/minimize-$name.log" 2>&1 || true
+      fi
+      [[ -s $min ]] || cp "$crash" "$min"
+    fi
+    log="$tw/logs/replay-$name.log"
+    GSCHECK_REGRESSIONS_DIR="$tw/cases" timeout 120 "$bin/${t}_fuzz" -rss_limit_mb="$rss_limit_mb" \
+      -timeout=30 "$min" >"$log" 2>&1 || true
+    sig=$(signature "$log")
+    prev=${kept[$sig]:-}
+    if [[ -z $prev || $(stat -c%s "$min") -lt $(stat -c%s "$prev") ]]; then kept[$sig]=$min; fi
+  done
+
+  for sig in "${!kept[@]}"; do
+    min=${kept[$sig]}
+    name=$(basename "$min")
+    log="$tw/logs/replay-$name.log"
+    if [[ $t == case_json ]]; then
+      # A parser crash input is not a case; it joins the seed corpus that CTest replays.
+      dest="$root/corpus/fuzz/case_json/$name"
+      [[ $smoke == 1 ]] && dest="$regressions_dir/case_json-$name"
+      cp "$min" "$dest"
+      cmd="$replay --target case_json $dest"
+    else
+      case_file=$(sed -n 's/^  case file: //p' "$log" | head -1)
+      if [[ -n $case_file && -e $case_file ]]; then
+        dest="$regressions_dir/$(basename "$case_file")"
+        cp "$case_file" "$dest"
+      else
+        # A crash, not a mismatch: the replay writes the decoded case before running anything.
+        dest="$regressions_dir/${t}_${name%%-*}_${name#*-}.json"
+        "$replay" --target "$t" --write-case "$dest" "$min" >/dev/null 2>&1 || true
+      fi
+      cmd="$replay --case $dest"
+    fi
+    summary+=("$t: $sig"$'\n'"    file:   $dest"$'\n'"    replay: $cmd"$'\n'"    input:  $bin/${t}_fuzz $min")
+  done
+  unset kept
+done
+
+echo
+echo "== execs/s"
+for t in $targets; do printf '  %-15s %s\n' "$t" "${rate[$t]}"; done
+echo "== distinct failures: ${#summary[@]}"
+for s in "${summary[@]}"; do echo "  $s"; done
+[[ ${#summary[@]} -eq 0 ]] || echo "Triage each case (docs/fuzzing.md) before committing it."
