@@ -492,7 +492,8 @@ Expected<Tensor> tensor_from_json(const json& j, const std::string& path, int64_
   }
   auto bytes = budget_bytes(*dt, *shape, string_len);
   if (!bytes || *bytes > max_bytes) return over_budget(path, *dt, *shape, max_bytes);
-  auto made = Tensor::zeros(*dt, *shape, max_bytes);
+  // Every element is written below (data, data_b64, fill and iota all cover the whole tensor).
+  auto made = Tensor::uninitialized(*dt, *shape, max_bytes);
   if (!made.ok()) return Error{made.error().cls, path + ": " + made.error().message};
   Tensor t = std::move(made).value();
 

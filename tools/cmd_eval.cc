@@ -21,7 +21,7 @@ constexpr const char* kUsage =
     "  --report FILE    write the JSON report (docs/report_format.md)\n"
     "  --junit FILE     write JUnit XML\n"
     "  --max-bytes N    memory budget for one case's tensors (default 4294967296)\n"
-    "  --quiet          print only cases that did not pass, and the totals\n"
+    "  --quiet          print only FAILED and MISTRUSTED cases, and the totals\n"
     "  Exit status: 0 no case failed, 1 a case FAILED or was MISTRUSTED, 2 bad command line,\n"
     "  3 a report could not be written.\n";
 
@@ -93,7 +93,7 @@ int cmd_eval(const std::vector<std::string>& args) {
   for (const auto& file : *files) {
     report.cases.push_back(checker.check_file(file));
     const auto& r = report.cases.back();
-    if (!quiet || r.verdict != reports::Verdict::kPassed) {
+    if (!quiet || reports::is_failure(r.verdict)) {
       std::fputs(result_text(r).c_str(), stdout);
       std::fflush(stdout);
     }

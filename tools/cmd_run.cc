@@ -40,8 +40,8 @@ constexpr const char* kUsage =
     "                   failed_cases/ next to it\n"
     "  --junit FILE     write JUnit XML\n"
     "  --max-bytes N    memory budget for one case's tensors (default 4294967296)\n"
-    "  --quiet          print only failures, the table and the totals (the default prints\n"
-    "                   one line per case)\n"
+    "  --quiet          print only FAILED and MISTRUSTED cases, the table and the totals\n"
+    "                   (the default prints one line per case)\n"
     "  Exit status: 0 no case failed, 1 a case FAILED or was MISTRUSTED, 2 bad command line,\n"
     "  3 a report could not be written.\n";
 
@@ -146,7 +146,7 @@ int cmd_run(const std::vector<std::string>& args) {
   if (sweep > 0) report.run.seed = seed;
   const bool quiet = parsed->has("--quiet");
   auto record = [&](reports::CaseResult r) {
-    if (!quiet || r.verdict != reports::Verdict::kPassed) {
+    if (!quiet || reports::is_failure(r.verdict)) {
       std::fputs(result_text(r).c_str(), stdout);
       std::fflush(stdout);
     }
