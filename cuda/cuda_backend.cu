@@ -26,7 +26,7 @@ Expected<std::unique_ptr<Backend>> make_cuda_backend(const KernelOptions& option
   const char* name = options.deterministic ? "cuda-det" : "cuda";
   std::unique_ptr<Backend> b = std::make_unique<KernelBackend<DeviceExec>>(
       kernel_capabilities(name, options.deterministic), DeviceExec(sms), options.deterministic);
-  return b;
+  return Expected<std::unique_ptr<Backend>>(std::move(b));
 }
 
 Expected<std::unique_ptr<Backend>> make_cuda_backend() {

@@ -41,7 +41,7 @@ class GuardedOutput {
     GSCHECK_RETURN_IF_ERROR(ex.fill(g.buf_.get(), kGuardByte, kGuardBytes));
     GSCHECK_RETURN_IF_ERROR(ex.fill(g.data() + out_bytes, kGuardByte, kGuardBytes));
     if (poison) GSCHECK_RETURN_IF_ERROR(ex.fill(g.data(), *poison, out_bytes));
-    return g;
+    return Expected<GuardedOutput>(std::move(g));  // nvcc does not move implicitly here
   }
   uint8_t* data() const { return buf_.get() + kGuardBytes; }
   uint64_t bytes() const { return bytes_; }
