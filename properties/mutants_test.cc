@@ -15,6 +15,11 @@
 #include "core/case_json.h"
 #include "properties/checks.h"
 
+namespace gscheck::props {
+// gtest prints test parameters through this.
+void PrintTo(Bug bug, std::ostream* os) { *os << bug_name(bug); }
+}  // namespace gscheck::props
+
 namespace {
 
 using gscheck::props::Bug;

@@ -73,6 +73,7 @@ std::optional<Outcome> run_on(const Target& t, const Case& c) {
   if (!t.backend->capabilities().supports(c)) return std::nullopt;
   Outcome o = t.backend->run(c);
   if (!o.ok() && o.error().cls == ErrorClass::kUnimplemented) return std::nullopt;
+  class_counts()["ran_on"][t.name]++;
   return o;
 }
 
