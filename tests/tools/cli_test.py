@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+"""End-to-end tests of the gscheck CLI: small temporary case files, exit codes, messages,
+reports (validated against reports/report.schema.json when jsonschema is installed) and the
+corpus against corpus/case.schema.json.
+
+usage: cli_test.py --gscheck PATH --source DIR [unittest args]
+"""
+import argparse
+import glob
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+import xml.etree.ElementTree as ET
+
+try:
+    import jsonschema
+except ImportError:  # the schema checks are skipped, and say so
+    jsonschema = None
+
+GSCHECK = ""
+SOURCE = ""
+
+
+def gather_case(expect_output, name="gather/tmp"):
+    return {
+        "gscheck_case": 1,
+        "name": name,
+        "op": "gather",
+        "inputs": {
+            "params": {"dtype": "float32", "shape": [3], "data": [1, 2, 3]},
+            "indices": {"dtype": "int32", "shape": [2], "data": [2, 0]},
+        },
+        "expect": {"output": {"dtype": "float32", "shape": [2], "data": expect_output}},
+    }
+
+
+class CliTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="gscheck_cli_test_")
+        self.dir = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def write(self, name, content):
+        path = os.path.join(self.dir, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(content if isinstance(content, str) else json.dumps(content))
+        return path
+
+    def gscheck(self, *args):
+        p = subprocess.run([GSCHECK, *args], capture_output=True, text=True, timeout=600)
+        return p.returncode, p.stdout, p.stderr
+
+    # ---- eval ----------------------------------------------------------------------------
+
+    def test_eval_pass(self):
+        path = self.write("ok.json", gather_case([3, 1]))
+        rc, out, err = self.gscheck("eval", path)
+        self.assertEqual(rc, 0, out + err)
+        self.assertIn("PASSED", out)
+        self.assertIn("gather/tmp  float32 [2]", out)
+        self.assertIn("1 cases: 1 PASSED", out)
+
+    def test_eval_mismatch_exits_1_with_index_and_repro(self):
+        path = self.write("bad.json", gather_case([3, 9]))
+        rc, out, _ = self.gscheck("eval", path)
+        self.assertEqual(rc, 1, out)
+        self.assertIn("FAILED", out)
+        self.assertIn("at [1]: expected 9, got 1", out)
+        self.assertIn("repro: gscheck eval --backend reference " + path, out)
+
+    def test_eval_expected_error(self):
+        case = gather_case([0, 0])
+        case["inputs"]["indices"]["data"] = [5, 0]
+        case["expect"] = {"error": {"class": "bad_index", "message": r"^indices\[0\] = 5 is not in \[0, 3\)$"}}
+        rc, out, _ = self.gscheck("eval", self.write("err.json", case))
+        self.assertEqual(rc, 0, out)
+        case["expect"]["error"]["message"] = "something else"
+        rc, out, _ = self.gscheck("eval", self.write("err2.json", case))
+        self.assertEqual(rc, 1, out)
+        self.assertIn("got message \"indices[0] = 5 is not in [0, 3)\"", out)
+
+    def test_malformed_files_have_clear_messages(self):
+        syntax = self.write("syntax.json", '{\n  "gscheck_case": 1,\n  "name": \n}\n')
+        rc, out, _ = self.gscheck("eval", syntax)
+        self.assertEqual(rc, 1, out)
+        self.assertIn("FAILED", out)
+        self.assertIn(syntax + ": invalid JSON: parse error at line 4", out)
+        case = gather_case([3, 1])
+        case["inputs"]["params"]["shape"] = [3, "x"]
+        field = self.write("field.json", case)
+        rc, out, _ = self.gscheck("eval", field)
+        self.assertEqual(rc, 1, out)
+        self.assertIn(field + ": inputs.params.shape[1]: expected an integer, got the string \"x\"", out)
+
+    def test_directories_are_searched_and_budget_skips(self):
+        self.write("d/a.json", gather_case([3, 1], "a"))
+        self.write("d/sub/b.json", gather_case([3, 1], "b"))
+        self.write("d/notes.txt", "not a case")
+        rc, out, _ = self.gscheck("eval", os.path.join(self.dir, "d"))
+        self.assertEqual(rc, 0, out)
+        self.assertIn("2 cases: 2 PASSED", out)
+        rc, out, _ = self.gscheck("eval", "--max-bytes", "8", os.path.join(self.dir, "d"))
+        self.assertEqual(rc, 0, out)
+        self.assertIn("2 cases: 2 SKIPPED", out)
+        self.assertIn("exceeds the memory budget of 8 bytes", out)
+
+    def test_quiet_prints_only_failures(self):
+        ok = self.write("q/ok.json", gather_case([3, 1], "ok"))
+        bad = self.write("q/bad.json", gather_case([3, 2], "bad"))
+        rc, out, _ = self.gscheck("eval", "--quiet", ok, bad)
+        self.assertEqual(rc, 1)
+        self.assertNotIn(" ok  ", out)
+        self.assertIn("FAILED        bad", out)
+
+    def test_reports(self):
+        ok = self.write("r/ok.json", gather_case([3, 1], "ok"))
+        bad = self.write("r/bad.json", gather_case([3, 2], "bad"))
+        report = os.path.join(self.dir, "out", "report.json")
+        junit = os.path.join(self.dir, "out", "junit.xml")
+        rc, out, err = self.gscheck("eval", "--report", report, "--junit", junit, ok, bad)
+        self.assertEqual(rc, 1, out + err)
+        with open(report) as f:
+            r = json.load(f)
+        self.assertEqual(r["command"], "eval")
+        self.assertEqual(r["totals"]["PASSED"], 1)
+        self.assertEqual(r["totals"]["FAILED"], 1)
+        failed = [c for c in r["cases"] if c["verdict"] == "FAILED"][0]
+        self.assertEqual(failed["file"], bad)
+        self.assertEqual(failed["checks"][0]["mismatches"][0], {"index": [1], "expected": "2", "got": "1"})
+        self.assertEqual(failed["inputs"]["params"], {"dtype": "float32", "shape": [3]})
+        root = ET.parse(junit).getroot()
+        self.assertEqual(root.attrib["tests"], "2")
+        self.assertEqual(root.attrib["failures"], "1")
+        self.assertEqual(len(root.findall(".//failure")), 1)
+        if jsonschema is None:
+            self.skipTest("python3 jsonschema not installed: report schema not checked")
+        with open(os.path.join(SOURCE, "reports", "report.schema.json")) as f:
+            jsonschema.Draft202012Validator(json.load(f)).validate(r)
+
+    # ---- run -----------------------------------------------------------------------------
+
+    def test_run_sweep_and_table(self):
+        path = self.write("run/ok.json", gather_case([3, 1], "ok"))
+        report = os.path.join(self.dir, "run_out", "report.json")
+        for backend in self.backends():
+            rc, out, err = self.gscheck("run", "--backend", backend, "--sweep", "25", "--seed", "3",
+                                        "--quiet", "--report", report, path)
+            self.assertEqual(rc, 0, backend + out + err)
+            self.assertIn("total ", out)
+            self.assertIn("seed 3", out)
+            with open(report) as f:
+                r = json.load(f)
+            self.assertEqual(r["seed"], 3)
+            self.assertEqual(r["sweep"], 25)
+            self.assertEqual(r["totals"]["cases"], 26)
+            self.assertEqual(r["backend"]["name"], backend)
+            self.assertTrue(any(c["file"] is None for c in r["cases"]))
+            if jsonschema is not None:
+                with open(os.path.join(SOURCE, "reports", "report.schema.json")) as f:
+                    jsonschema.Draft202012Validator(json.load(f)).validate(r)
+
+    def test_run_fails_on_a_wrong_expect(self):
+        bad = self.write("runbad/bad.json", gather_case([1, 1], "bad"))
+        rc, out, _ = self.gscheck("run", "--backend", "reference", "--sweep", "0", bad)
+        self.assertEqual(rc, 1, out)
+        self.assertIn("FAILED", out)
+
+    def test_run_mistrusts_a_golden_the_reference_fails(self):
+        if "cuda-emu" not in self.backends():
+            self.skipTest("no cuda-emu backend in this build")
+        bad = self.write("mis/bad.json", gather_case([1, 1], "bad"))
+        rc, out, _ = self.gscheck("run", "--backend", "cuda-emu", "--sweep", "0", bad)
+        self.assertEqual(rc, 1, out)
+        self.assertIn("MISTRUSTED", out)
+        self.assertIn("the reference fails this case's expect", out)
+
+    # ---- command lines -------------------------------------------------------------------
+
+    def test_malformed_command_lines_exit_2(self):
+        for args, message in [
+            ([], "usage: gscheck"),
+            (["frobnicate"], "unknown command 'frobnicate'"),
+            (["eval"], "no case files given"),
+            (["eval", "--bogus", "x.json"], "unknown option '--bogus'"),
+            (["eval", "--backend"], "option '--backend' needs a value"),
+            (["eval", "--max-bytes", "lots", "x.json"], "--max-bytes: expected an integer"),
+            (["eval", os.path.join(self.dir, "absent.json")], "no such file or directory"),
+            (["eval", "--backend", "tpu", self.write("x.json", gather_case([3, 1]))], "unknown backend 'tpu'"),
+            (["run", "--sweep", "-1"], "--sweep: expected an integer in [0,"),
+            (["run", "--seed", "1", "--seed", "2"], "option '--seed' given twice"),
+            (["list-backends", "extra"], "unexpected argument 'extra'"),
+        ]:
+            rc, out, err = self.gscheck(*args)
+            self.assertEqual(rc, 2, (args, out, err))
+            self.assertIn(message, err, args)
+
+    def test_help(self):
+        rc, out, _ = self.gscheck("--help")
+        self.assertEqual(rc, 0)
+        for command in ("run", "eval", "list-backends"):
+            self.assertIn(command, out)
+            rc, sub, _ = self.gscheck(command, "--help")
+            self.assertEqual(rc, 0, command)
+            self.assertIn("usage: gscheck " + command, sub)
+
+    def test_list_backends(self):
+        rc, out, _ = self.gscheck("list-backends")
+        self.assertEqual(rc, 0)
+        self.assertIn("reference\n  ops:           gather, gather_nd, scatter_nd", out)
+        self.assertIn("tf messages:   yes", out)
+
+    def backends(self):
+        _, out, _ = self.gscheck("list-backends")
+        return [line for line in out.splitlines() if line and not line.startswith(" ")]
+
+
+class CorpusSchemaTest(unittest.TestCase):
+    @unittest.skipIf(jsonschema is None, "python3 jsonschema not installed")
+    def test_every_corpus_case_matches_the_schema(self):
+        with open(os.path.join(SOURCE, "corpus", "case.schema.json")) as f:
+            schema = json.load(f)
+        jsonschema.Draft202012Validator.check_schema(schema)
+        validator = jsonschema.Draft202012Validator(schema)
+        files = [p for p in glob.glob(os.path.join(SOURCE, "corpus", "**", "*.json"), recursive=True)
+                 if not p.endswith(".schema.json")]
+        for path in sorted(files):
+            with open(path) as f:
+                errors = list(validator.iter_errors(json.load(f)))
+            self.assertEqual(errors, [], path + ": " + (errors[0].message if errors else ""))
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--gscheck", required=True)
+    parser.add_argument("--source", required=True)
+    args, rest = parser.parse_known_args()
+    GSCHECK = os.path.abspath(args.gscheck)
+    SOURCE = os.path.abspath(args.source)
+    unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
