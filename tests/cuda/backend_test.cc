@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <complex>
 #include <cstring>
 #include <vector>
 
@@ -184,6 +185,32 @@ TEST(CudaEmuDeterministic, SortedPathEqualsRowOrder) {
     for (int j = 0; j < slice; ++j)
       EXPECT_EQ(uo->data_as<float>()[d * slice + j], upd[last * slice + j]);
   }
+}
+
+TEST(CudaEmuScatter, ErrorPolicyRaisesUnderTfGpuToo) {
+  Case c = tensor_scatter_case(Op::kTensorScatterUpdate, ints<int64_t>({3}, {0, 0, 0}),
+                               ints<int64_t>({2, 1}, {5, 1}), ints<int64_t>({2}, {7, 8}));
+  c.bad_indices_policy = "ERROR";
+  auto out = emu()->run(c);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.error().cls, ErrorClass::kBadIndex);
+  c.bad_indices_policy = "";
+  auto skip = emu()->run(c);
+  ASSERT_TRUE(skip.ok());
+  EXPECT_EQ(values<int64_t>(*skip), (std::vector<int64_t>{0, 8, 0}));
+}
+
+TEST(CudaEmuScatter, Complex128UpdateNeverTears) {
+  // 16-byte elements take the sorted path even under tf-gpu: the last row wins, whole.
+  using C = std::complex<double>;
+  std::vector<C> upd;
+  for (int r = 0; r < 500; ++r) upd.push_back(C(r, -r));
+  Case c = tensor_scatter_case(
+      Op::kTensorScatterUpdate, Tensor::zeros(DType::kComplex128, {2}).value(),
+      ints<int32_t>({500, 1}, std::vector<int32_t>(500, 1)), Tensor::from_values<C>({500}, upd));
+  auto out = make_cuda_emu_backend(4)->run(c);
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(values<C>(*out), (std::vector<C>{C(0, 0), C(499, -499)}));
 }
 
 TEST(CudaEmuAtomics, HotKeyScatterAddLosesNothing) {
