@@ -93,8 +93,9 @@ struct Constraints {
 /// Element dtypes TensorFlow's CPU kernels take for op.
 std::vector<DType> op_dtypes(Op op);
 
-/// Cases whose shapes and attributes pass validation; their indices follow the drawn strategy
-/// (so some are out of range). Names are "<op>/<strategy>".
+/// Cases whose shapes and attributes fit the op (with zero-size dims some still meet TensorFlow's
+/// emptiness checks); their indices follow the drawn strategy (so some are out of range).
+/// Names are "<op>/<strategy>".
 rc::Gen<Case> cases(Constraints c = {});
 /// Cases aimed at one validation rule each. Names are "<op>/invalid/<rule>".
 rc::Gen<Case> invalid_cases(Constraints c = {});

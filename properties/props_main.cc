@@ -21,9 +21,11 @@ class PropertyListener : public ::testing::EmptyTestEventListener {
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   const auto& params = rc::detail::configuration().testParams;
-  std::cout << "gscheck properties: RapidCheck seed " << params.seed << ", max_success "
-            << params.maxSuccess << ", max_size " << params.maxSize
-            << " (replay: RC_PARAMS=\"seed=" << params.seed << "\")" << std::endl;
+  // Not while ctest lists the tests: its parser reads this output.
+  if (!GTEST_FLAG_GET(list_tests))
+    std::cout << "gscheck properties: RapidCheck seed " << params.seed << ", max_success "
+              << params.maxSuccess << ", max_size " << params.maxSize
+              << " (replay: RC_PARAMS=\"seed=" << params.seed << "\")" << std::endl;
   ::testing::UnitTest::GetInstance()->listeners().Append(new PropertyListener);
   return RUN_ALL_TESTS();
 }
