@@ -640,6 +640,7 @@ def main(argv=None):
     results = [None] * len(jobs)
     lock = threading.Lock()
     next_job = [0]
+    done = [0]
 
     def pump():
         w = Worker(sys.executable, os.path.abspath(__file__))
@@ -651,6 +652,10 @@ def main(argv=None):
                 if k >= len(jobs):
                     return
                 results[k] = w.run(str(jobs[k][0]), args.timeout)
+                with lock:
+                    done[0] += 1
+                    if done[0] % 2000 == 0:
+                        print(f"  ... {done[0]}/{len(jobs)} cases", file=sys.stderr, flush=True)
         finally:
             w.close()
 

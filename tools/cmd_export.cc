@@ -1,0 +1,175 @@
+// `gscheck export`: seeded random cases, each with the reference's outcome as `expect`, written as
+// case files for another framework to replay (tools/tf_crosscheck.py runs them in TensorFlow).
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+#include "core/case.h"
+#include "core/case_json.h"
+#include "core/status.h"
+#include "properties/sample.h"
+#include "reference/reference.h"
+#include "tools/cli_args.h"
+#include "tools/commands.h"
+
+namespace gscheck::tools {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: gscheck export --count N --seed S --out DIR [--include-invalid] [--size K]\n"
+    "                      [--max-output-bytes B] [--numbers]\n"
+    "  Writes N seeded random tf-cpu cases (every op, TF CPU dtypes, int32/int64 indices) to DIR,\n"
+    "  each with the reference's outcome as `expect`. Without --include-invalid, cases aimed at a\n"
+    "  validation rule are left out (out-of-range and duplicate indices are still drawn).\n"
+    "  --size K             RapidCheck size, larger means bigger shapes (default 30)\n"
+    "  --max-output-bytes B  the reference refuses larger outputs; such cases are not written\n"
+    "                       (default 16777216)\n"
+    "  --numbers            write tensor data as JSON numbers (default: base64, bit-exact)\n"
+    "  Exit status: 0 written, 1 a file could not be written, 2 bad command line.\n";
+
+struct ExportArgs {
+  int count = 0;
+  uint64_t seed = 0;
+  std::string out;
+  bool include_invalid = false;
+  int size = 30;
+  int64_t max_output_bytes = int64_t{16} << 20;
+  TensorEncoding encoding = TensorEncoding::kBase64;
+};
+
+// The command line, or a kParse error naming what is wrong. --help is handled by the caller.
+Expected<ExportArgs> export_args(const ParsedArgs& p) {
+  ExportArgs a;
+  if (!p.positional.empty()) return parse_error("unexpected argument '" + p.positional[0] + "'");
+  for (const char* required : {"--count", "--seed", "--out"})
+    if (!p.has(required)) return parse_error(std::string(required) + " is required");
+  auto count = parse_int_option("--count", *p.value("--count"), 0, 100000000);
+  if (!count.ok()) return count.error();
+  a.count = static_cast<int>(*count);
+  auto seed = parse_int_option("--seed", *p.value("--seed"), 0, INT64_MAX);
+  if (!seed.ok()) return seed.error();
+  a.seed = static_cast<uint64_t>(*seed);
+  a.out = *p.value("--out");
+  if (a.out.empty()) return parse_error("--out needs a folder");
+  if (auto v = p.value("--size")) {
+    auto n = parse_int_option("--size", *v, 0, 1000);
+    if (!n.ok()) return n.error();
+    a.size = static_cast<int>(*n);
+  }
+  if (auto v = p.value("--max-output-bytes")) {
+    auto n = parse_int_option("--max-output-bytes", *v, 1, INT64_MAX);
+    if (!n.ok()) return n.error();
+    a.max_output_bytes = *n;
+  }
+  a.include_invalid = p.has("--include-invalid");
+  if (p.has("--numbers")) a.encoding = TensorEncoding::kNumbers;
+  return a;
+}
+
+// The message as an ECMAScript regex matching exactly that text.
+std::string exact_regex(std::string_view message) {
+  std::string re = "^";
+  for (char ch : message) {
+    if (std::string_view("^$\\.*+?()[]{}|/").find(ch) != std::string_view::npos) re += '\\';
+    re += ch;
+  }
+  return re + "$";
+}
+
+// "000042_gather_nd.json": sorted by position, the op visible in a listing.
+std::string file_name(int index, int width, Op op) {
+  std::string n = std::to_string(index);
+  return std::string(static_cast<std::size_t>(std::max(0, width - static_cast<int>(n.size()))),
+                     '0') +
+         n + "_" + std::string(op_name(op)) + ".json";
+}
+
+}  // namespace
+
+int cmd_export(const std::vector<std::string>& args) {
+  auto parsed = parse_args(args, {{"--count", true},
+                                  {"--seed", true},
+                                  {"--out", true},
+                                  {"--include-invalid", false},
+                                  {"--size", true},
+                                  {"--max-output-bytes", true},
+                                  {"--numbers", false}});
+  if (parsed.ok() && parsed->has("--help")) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  auto checked = parsed.ok() ? export_args(*parsed) : Expected<ExportArgs>(parsed.error());
+  if (!checked.ok()) {
+    std::fprintf(stderr, "gscheck export: %s\n%s", checked.error().message.c_str(), kUsage);
+    return 2;
+  }
+  const ExportArgs& a = *checked;
+
+  gen::SampleOptions opts;
+  opts.seed = a.seed;
+  opts.count = a.count;
+  opts.size = a.size;
+  opts.invalid_fraction = a.include_invalid ? 0.2 : 0.0;
+  opts.semantics = {Semantics::kTfCpu};  // TensorFlow's CPU kernels are what other tools replay
+
+  std::error_code ec;
+  std::filesystem::create_directories(a.out, ec);
+  if (ec) {
+    std::fprintf(stderr, "gscheck export: cannot create %s: %s\n", a.out.c_str(),
+                 ec.message().c_str());
+    return 1;
+  }
+
+  const std::vector<Case> cases = gen::sample_cases(opts);
+  reference::Options ref_opts;
+  ref_opts.max_output_bytes = a.max_output_bytes;
+  const int width = static_cast<int>(std::to_string(cases.size()).size());
+  std::map<std::string, int> outcomes;  // "output" or the error class -> count
+  int written = 0, refused = 0;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const Case& c = cases[i];
+    if (c.semantics != Semantics::kTfCpu) continue;  // sample_cases honours opts; be explicit
+    Outcome got = reference::run(c, ref_opts);
+    CaseFile f;
+    f.c = c;
+    f.description = "gscheck export --seed " + std::to_string(a.seed) + ", case " +
+                    std::to_string(i) + "; expect is the reference's outcome";
+    Expect e;
+    if (got.ok()) {
+      e.output = std::move(got).value();
+      ++outcomes["output"];
+    } else {
+      const Error& err = got.error();
+      if (err.cls == ErrorClass::kResourceExhausted) {
+        ++refused;  // over --max-output-bytes: nothing another framework could confirm
+        continue;
+      }
+      e.error_class = err.cls;
+      e.error_regex = exact_regex(err.message);
+      ++outcomes[std::string(error_class_name(err.cls))];
+    }
+    f.expect = std::move(e);
+    const std::string path =
+        (std::filesystem::path(a.out) / file_name(static_cast<int>(i), width, c.op)).string();
+    Status st = save_case_file(path, f, a.encoding);
+    if (!st.ok()) {
+      std::fprintf(stderr, "gscheck export: %s\n", st.error().message.c_str());
+      return 1;
+    }
+    ++written;
+  }
+  std::printf("gscheck export: %d case files in %s (seed %llu", written, a.out.c_str(),
+              static_cast<unsigned long long>(a.seed));
+  for (const auto& [k, n] : outcomes) std::printf(", %s %d", k.c_str(), n);
+  if (refused) std::printf(", %d over --max-output-bytes skipped", refused);
+  std::printf(")\n");
+  return 0;
+}
+
+}  // namespace gscheck::tools
