@@ -556,7 +556,8 @@ json tensor_to_json(const Tensor& t, TensorEncoding encoding) {
     using T = typename decltype(tag)::type;
     const T* in = t.data_as<T>();
     if constexpr (std::is_same_v<T, std::string>) {
-      const bool text = std::all_of(in, in + n, [](const std::string& s) { return valid_utf8(s); });
+      const bool text = encoding == TensorEncoding::kNumbers &&
+                        std::all_of(in, in + n, [](const std::string& s) { return valid_utf8(s); });
       if (text) {
         j["data"] = json(std::vector<std::string>(in, in + n));
       } else {
@@ -564,7 +565,6 @@ json tensor_to_json(const Tensor& t, TensorEncoding encoding) {
         for (int64_t i = 0; i < n; ++i) arr.push_back(base64_encode(in[i].data(), in[i].size()));
         j["data_b64"] = std::move(arr);
       }
-      (void)encoding;
     } else {
       if (encoding == TensorEncoding::kNumbers) {
         json arr = json::array();

@@ -22,7 +22,7 @@
 namespace gscheck::tools {
 namespace {
 
-constexpr int64_t kDefaultSweep = 200;
+constexpr int64_t kDefaultSweep = 5000;  // small cases: about a second on one core
 
 constexpr const char* kUsage =
     "usage: gscheck run [--backend NAME] [--sweep N] [--seed S] [--size K] [--report FILE]\n"
@@ -33,7 +33,7 @@ constexpr const char* kUsage =
     "  capabilities are UNIMPLEMENTED, not failures. Prints the failures, a table per op and the\n"
     "  seed.\n"
     "  --backend NAME   backend to check (default: cuda-emu when built, else reference)\n"
-    "  --sweep N        number of random cases (default 200; 0 for none)\n"
+    "  --sweep N        number of random cases (default 5000; 0 for none)\n"
     "  --seed S         sweep seed (default: drawn at random and printed)\n"
     "  --size K         RapidCheck size of the sweep: larger means bigger cases (default 30)\n"
     "  --report FILE    write the JSON report; failing random cases are saved as case files in\n"
