@@ -231,7 +231,8 @@ void compare_scatter(const Case& c, const ScatterRows& rows, const Tensor& expec
       exact(e);
       continue;
     }
-    // add/sub with duplicates in any order.
+    // add/sub with duplicates in any order. The terms are the starting value (tensor_scatter;
+    // scatter_nd starts from zero, and adding to zero is exact) and each update, negated for sub.
     if constexpr (kIsFloat<T> || kIsComplex<T>) {
       auto collect = [&](auto part, std::vector<double>& out) {
         out.clear();
