@@ -18,44 +18,50 @@ struct Geometry {
 // Copies every row; returns the flat position of the first bad index when bad indices raise
 // (tf-cpu), else -1. Bad indices under tf-gpu give zero (default-constructed) elements.
 template <class T, class Index>
-int64_t gather_rows(const Tensor& params, const Tensor& indices, Tensor& out, const Geometry& g,
+int64_t gather_rows(const Tensor& params, const Tensor& indices, Tensor& out, const Geometry& geo,
                     bool raise) {
+  const Geometry g = geo;  // a local copy the compiler can keep in registers across memcpy
   const T* p = params.data_as<T>();
   const Index* ix = indices.data_as<Index>();
   T* o = out.data_as<T>();
   const int64_t inner = g.inner;
-  [[maybe_unused]] const std::size_t slice_bytes = static_cast<std::size_t>(inner) * sizeof(T);
-  for (int64_t b = 0; b < g.batch; ++b) {
+  const std::size_t slice_bytes = static_cast<std::size_t>(inner) * sizeof(T);
+  int64_t bad = -1;
+  for (int64_t b = 0; b < g.batch && bad < 0; ++b) {
     const Index* ib = ix + b * g.n;
-    for (int64_t q = 0; q < g.outer; ++q) {
+    for (int64_t q = 0; q < g.outer && bad < 0; ++q) {
       const int64_t bq = b * g.outer + q;
       const T* src = p + bq * g.dim * inner;
       T* dst = o + bq * g.n * inner;
-      for (int64_t i0 = 0; i0 < g.n; i0 += kPrefetchRows) {
-        const int64_t i1 = std::min(g.n, i0 + kPrefetchRows);
-        if constexpr (!std::is_same_v<T, std::string>) {
-          for (int64_t i = i0; i < i1; ++i) {
+      for_each_row_prefetched(
+          g.n,
+          [&](int64_t i) {
             const int64_t v = static_cast<int64_t>(ib[i]);
-            if (in_range(v, g.dim)) prefetch_slice(src + v * inner, slice_bytes, false);
-          }
-        }
-        for (int64_t i = i0; i < i1; ++i, dst += inner) {
-          const int64_t v = static_cast<int64_t>(ib[i]);
-          if (!in_range(v, g.dim)) {
-            if (raise) return b * g.n + i;
-            std::fill_n(dst, inner, T{});
-            continue;
-          }
-          if constexpr (std::is_same_v<T, std::string>) {
-            std::copy_n(src + v * inner, inner, dst);
-          } else {
-            std::memcpy(dst, src + v * inner, slice_bytes);
-          }
-        }
-      }
+            return in_range(v, g.dim) ? v * inner : int64_t{-1};
+          },
+          [&](int64_t offset) {
+            if constexpr (!std::is_same_v<T, std::string>) {
+              prefetch_slice(src + offset, slice_bytes, false);
+            }
+          },
+          [&](int64_t i, int64_t offset) {
+            T* d = dst + i * inner;
+            if (offset < 0) {
+              if (raise) {
+                bad = b * g.n + i;
+                return false;
+              }
+              std::fill_n(d, inner, T{});
+            } else if constexpr (std::is_same_v<T, std::string>) {
+              std::copy_n(src + offset, inner, d);
+            } else {
+              std::memcpy(d, src + offset, slice_bytes);
+            }
+            return true;
+          });
     }
   }
-  return -1;
+  return bad;
 }
 
 }  // namespace

@@ -26,48 +26,50 @@ struct Geometry {
 // Gathers every row; returns the last bad row when bad indices raise, else -1. Bad rows give a
 // zero (default-constructed) slice.
 template <class T, class Index>
-int64_t gather_nd_rows(const Tensor& params, const Tensor& indices, Tensor& out, const Geometry& g,
-                       bool raise) {
+int64_t gather_nd_rows(const Tensor& params, const Tensor& indices, Tensor& out,
+                       const Geometry& geo, bool raise) {
+  const Geometry g = geo;  // a local copy the compiler can keep in registers across memcpy
   const T* p = params.data_as<T>();
   const Index* ix = indices.data_as<Index>();
   T* o = out.data_as<T>();
-  [[maybe_unused]] const std::size_t slice_bytes = static_cast<std::size_t>(g.slice) * sizeof(T);
-  // Offsets of one block of rows, computed first so their slices can be prefetched.
-  int64_t offsets[kPrefetchRows];
+  const std::size_t slice_bytes = static_cast<std::size_t>(g.slice) * sizeof(T);
   int64_t bad = -1;
-  int64_t r = 0;
   for (int64_t b = 0; b < g.batch; ++b) {
+    const int64_t first = b * g.rows_per_batch;  // this batch's first row
     const int64_t base = b * g.batch_stride;
-    for (int64_t i0 = 0; i0 < g.rows_per_batch; i0 += kPrefetchRows) {
-      const int64_t count = std::min(kPrefetchRows, g.rows_per_batch - i0);
-      for (int64_t j = 0; j < count; ++j) {
-        const Index* row = ix + (r + j) * g.depth;
-        int64_t offset = base;
-        bool ok = true;
-        for (int k = 0; k < g.depth; ++k) {
-          const int64_t v = static_cast<int64_t>(row[k]);
-          ok &= in_range(v, g.dims[k]);
-          offset += v * g.strides[k];  // only used when every coordinate is in range
-        }
-        offsets[j] = ok ? offset : -1;
-        if constexpr (!std::is_same_v<T, std::string>) {
-          if (ok) prefetch_slice(p + offset * g.slice, slice_bytes, false);
-        }
-      }
-      for (int64_t j = 0; j < count; ++j, ++r) {
-        T* dst = o + r * g.slice;
-        if (offsets[j] < 0) {
-          bad = r;
-          if (!raise) std::fill_n(dst, g.slice, T{});
-          continue;  // TF's CPU generator records the row and moves on
-        }
-        if constexpr (std::is_same_v<T, std::string>) {
-          std::copy_n(p + offsets[j] * g.slice, g.slice, dst);
-        } else {
-          std::memcpy(dst, p + offsets[j] * g.slice, slice_bytes);
-        }
-      }
-    }
+    for_each_row_prefetched(
+        g.rows_per_batch,
+        [&](int64_t i) {
+          const Index* row = ix + (first + i) * g.depth;
+          int64_t offset = base;
+          bool ok = true;
+          for (int k = 0; k < g.depth; ++k) {
+            const int64_t v = static_cast<int64_t>(row[k]);
+            if (!in_range(v, g.dims[k])) {
+              ok = false;  // never multiply an out-of-range value: it could overflow
+              break;
+            }
+            offset += v * g.strides[k];
+          }
+          return ok ? offset * g.slice : int64_t{-1};
+        },
+        [&](int64_t offset) {
+          if constexpr (!std::is_same_v<T, std::string>) {
+            prefetch_slice(p + offset, slice_bytes, false);
+          }
+        },
+        [&](int64_t i, int64_t offset) {
+          T* dst = o + (first + i) * g.slice;
+          if (offset < 0) {
+            bad = first + i;  // TF's CPU generator records the row and moves on
+            if (!raise) std::fill_n(dst, g.slice, T{});
+          } else if constexpr (std::is_same_v<T, std::string>) {
+            std::copy_n(p + offset, g.slice, dst);
+          } else {
+            std::memcpy(dst, p + offset, slice_bytes);
+          }
+          return true;
+        });
   }
   return raise ? bad : -1;
 }

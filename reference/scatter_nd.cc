@@ -289,37 +289,40 @@ template <class T>
 constexpr bool kHasMinMaxAll = kHasMinMax<T> || kIsHalf<T>;
 
 // Applies every in-range row in row order with apply(dst, src, n); returns the last bad row or -1.
-// Applies every in-range row in row order with apply(dst, src, n); returns the last bad row or -1.
-// Offsets of a block of rows are computed first so the output slices can be prefetched.
 template <class T, class Index, class Apply>
-int64_t scatter_rows(const Index* ix, const T* upd, T* out, const Geometry& g, Apply apply) {
-  [[maybe_unused]] const std::size_t slice_bytes = static_cast<std::size_t>(g.slice) * sizeof(T);
-  int64_t offsets[kPrefetchRows];
+int64_t scatter_rows(const Index* ix, const T* upd, T* out, const Geometry& geo, Apply apply) {
+  const Geometry g = geo;  // a local copy the compiler can keep in registers across the rows
+  const std::size_t slice_bytes = static_cast<std::size_t>(g.slice) * sizeof(T);
   int64_t bad = -1;
-  for (int64_t r0 = 0; r0 < g.rows; r0 += kPrefetchRows) {
-    const int64_t count = std::min(kPrefetchRows, g.rows - r0);
-    for (int64_t j = 0; j < count; ++j) {
-      const Index* row = ix + (r0 + j) * g.depth;
-      int64_t offset = 0;
-      bool ok = true;
-      for (int k = 0; k < g.depth; ++k) {
-        const int64_t v = static_cast<int64_t>(row[k]);
-        ok &= in_range(v, g.dims[k]);
-        offset += v * g.strides[k];  // only used when every coordinate is in range
-      }
-      offsets[j] = ok ? offset : -1;
-      if constexpr (!std::is_same_v<T, std::string>) {
-        if (ok) prefetch_slice(out + offset * g.slice, slice_bytes, true);
-      }
-    }
-    for (int64_t j = 0; j < count; ++j) {
-      if (offsets[j] < 0) {
-        bad = r0 + j;
-        continue;
-      }
-      apply(out + offsets[j] * g.slice, upd + (r0 + j) * g.slice, g.slice);
-    }
-  }
+  for_each_row_prefetched(
+      g.rows,
+      [&](int64_t r) {
+        const Index* row = ix + r * g.depth;
+        int64_t offset = 0;
+        bool ok = true;
+        for (int k = 0; k < g.depth; ++k) {
+          const int64_t v = static_cast<int64_t>(row[k]);
+          if (!in_range(v, g.dims[k])) {
+            ok = false;  // never multiply an out-of-range value: it could overflow
+            break;
+          }
+          offset += v * g.strides[k];
+        }
+        return ok ? offset * g.slice : int64_t{-1};
+      },
+      [&](int64_t offset) {
+        if constexpr (!std::is_same_v<T, std::string>) {
+          prefetch_slice(out + offset, slice_bytes, true);
+        }
+      },
+      [&](int64_t r, int64_t offset) {
+        if (offset < 0) {
+          bad = r;
+        } else {
+          apply(out + offset, upd + r * g.slice, g.slice);
+        }
+        return true;
+      });
   return bad;
 }
 

@@ -81,9 +81,31 @@ decltype(auto) visit_index_dtype(DType dt, F&& f) {
   });
 }
 
-/// Rows looked ahead by the row loops: they prefetch a block of rows, then move them, so the
-/// random accesses of one block overlap instead of stalling one after another.
+/// How many rows ahead the row loops compute offsets and prefetch slices, so the random
+/// accesses of consecutive rows overlap instead of stalling one after another.
 inline constexpr int64_t kPrefetchRows = 16;
+
+/// Runs visit(r, offset) for rows r = 0..n-1 in order, where offset = offset_of(r) (negative
+/// for a bad row). offset_of and prefetch(offset) run kPrefetchRows rows ahead of visit. Stops
+/// early when visit returns false.
+template <class OffsetOf, class Prefetch, class Visit>
+void for_each_row_prefetched(int64_t n, OffsetOf offset_of, Prefetch prefetch, Visit visit) {
+  static_assert((kPrefetchRows & (kPrefetchRows - 1)) == 0, "ring index uses a mask");
+  int64_t ring[kPrefetchRows];
+  for (int64_t r = 0; r < n && r < kPrefetchRows; ++r) {
+    ring[r] = offset_of(r);
+    if (ring[r] >= 0) prefetch(ring[r]);
+  }
+  for (int64_t r = 0; r < n; ++r) {
+    const int64_t offset = ring[r & (kPrefetchRows - 1)];
+    if (const int64_t ahead = r + kPrefetchRows; ahead < n) {
+      const int64_t next = offset_of(ahead);  // reuses the slot just read
+      ring[ahead & (kPrefetchRows - 1)] = next;
+      if (next >= 0) prefetch(next);
+    }
+    if (!visit(r, offset)) return;
+  }
+}
 
 /// Hint the first cache lines (up to 256 bytes) of a slice into the cache.
 inline void prefetch_slice(const void* p, std::size_t bytes, bool for_write) {

@@ -183,3 +183,28 @@ TEST(ReferenceGatherNd, UnsupportedIndexDtypeAndBudget) {
 
 }  // namespace
 }  // namespace gscheck
+
+namespace gscheck {
+namespace {
+
+using namespace gscheck::testing;  // NOLINT
+
+TEST(ReferenceGatherNd, RowsAcrossPrefetchBlocks) {
+  // 40 rows span three blocks of the row loop; rows 17 and 33 are bad.
+  std::vector<int32_t> idx(40);
+  std::vector<float> want(40);
+  for (int i = 0; i < 40; ++i) {
+    idx[static_cast<size_t>(i)] = (i * 7) % 10;
+    want[static_cast<size_t>(i)] = static_cast<float>((i * 7) % 10);
+  }
+  idx[17] = 10;
+  idx[33] = -3;
+  want[17] = 0;
+  want[33] = 0;
+  expect_output(gather_nd(iota_f32({10}), i32({40, 1}, idx), 0, "IGNORE"), f32({40}, want));
+  expect_bad_index(gather_nd(iota_f32({10}), i32({40, 1}, idx)),
+                   "indices[33] = [-3] does not index into param shape [10]");
+}
+
+}  // namespace
+}  // namespace gscheck

@@ -232,3 +232,26 @@ TEST(ReferenceGather, RanksAboveTensorFlowsLimitAreRefused) {
 
 }  // namespace
 }  // namespace gscheck
+
+namespace gscheck {
+namespace {
+
+using namespace gscheck::testing;  // NOLINT
+
+TEST(ReferenceGather, RowsAcrossPrefetchBlocks) {
+  std::vector<int32_t> idx(40);
+  std::vector<float> want(80);
+  for (int i = 0; i < 40; ++i) {
+    const int v = (i * 3) % 5;
+    idx[static_cast<size_t>(i)] = v;
+    want[static_cast<size_t>(2 * i)] = static_cast<float>(2 * v);
+    want[static_cast<size_t>(2 * i + 1)] = static_cast<float>(2 * v + 1);
+  }
+  expect_output(gather(iota_f32({5, 2}), i32({40}, idx)), f32({40, 2}, want));
+  idx[20] = 5;
+  idx[30] = 7;
+  expect_bad_index(gather(iota_f32({5, 2}), i32({40}, idx)), "indices[20] = 5 is not in [0, 5)");
+}
+
+}  // namespace
+}  // namespace gscheck

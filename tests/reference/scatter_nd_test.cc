@@ -5,6 +5,7 @@
 
 #include <bit>
 #include <cmath>
+#include <limits>
 
 #include "tests/reference/test_util.h"
 
@@ -337,6 +338,54 @@ TEST(ReferenceTensorScatter, MismatchedTensorAndUpdatesDtypes) {
   expect_invalid(tensor_scatter(kAdd, f32({1}, {0}), i32({1, 1}, {0}), i32({1}, {1})),
                  "cannot compute TensorScatterAdd as input #2(zero-based) was expected to be a "
                  "float32 tensor but is a int32 tensor");
+}
+
+}  // namespace
+}  // namespace gscheck
+
+namespace gscheck {
+namespace {
+
+using namespace gscheck::testing;  // NOLINT
+
+TEST(ReferenceScatterNd, RowsAcrossPrefetchBlocksKeepRowOrder) {
+  // 40 rows onto 3 slots: duplicates span the blocks of the row loop; update keeps the last.
+  std::vector<int32_t> idx(40);
+  std::vector<std::string> upd(40);
+  std::vector<float> ones(40, 1.0f);
+  std::string concat[3];
+  for (int i = 0; i < 40; ++i) {
+    idx[static_cast<size_t>(i)] = i % 3;
+    upd[static_cast<size_t>(i)] = std::to_string(i);
+    concat[i % 3] += std::to_string(i);
+  }
+  expect_output(scatter_nd(i32({40, 1}, idx), tensor<std::string>({40}, upd), i32({1}, {3})),
+                tensor<std::string>({3}, {concat[0], concat[1], concat[2]}));
+  expect_output(scatter_nd(i32({40, 1}, idx), f32({40}, ones), i32({1}, {3})),
+                f32({3}, {14, 13, 13}));
+  std::vector<float> rows(40);
+  for (int i = 0; i < 40; ++i) rows[static_cast<size_t>(i)] = static_cast<float>(i);
+  expect_output(tensor_scatter(Op::kTensorScatterUpdate, f32({3}, {0, 0, 0}), i32({40, 1}, idx),
+                               f32({40}, rows)),
+                f32({3}, {39, 37, 38}));
+}
+
+}  // namespace
+}  // namespace gscheck
+
+namespace gscheck {
+namespace {
+
+using namespace gscheck::testing;  // NOLINT
+
+TEST(ReferenceScatterNd, HugeIndexValuesAreBadRowsWithoutOverflow) {
+  const int64_t big = std::numeric_limits<int64_t>::max();
+  expect_bad_index(scatter_nd(i64({1, 2}, {big, big}), f32({1}, {1}), i64({2}, {3, 3})),
+                   "indices[0] = [9223372036854775807, 9223372036854775807] does not index into "
+                   "shape [3,3]");
+  expect_bad_index(gather_nd(iota_f32({3, 3}), i64({1, 2}, {big, -big})),
+                   "indices[0] = [9223372036854775807, -9223372036854775807] does not index into "
+                   "param shape [3,3]");
 }
 
 }  // namespace
