@@ -155,8 +155,10 @@ Status save(const std::string& path, const Case& c, const Outcome& ref, std::str
                std::string(dtype_name((c.params ? *c.params : *c.updates).dtype())).c_str(),
                kind_name(r).c_str(), e.name.c_str(), kind_name(g).c_str());
   if (st.ok()) {
-    std::fprintf(stderr, "  case file: %s\n  replay: %s --case %s\n", path.c_str(),
-                 GSCHECK_FUZZ_REPLAY, path.c_str());
+    std::fprintf(stderr,
+                 "  case file: %s\n  replay: build/default/tools/gscheck eval --backend %s %s\n"
+                 "      or: %s --case %s\n",
+                 path.c_str(), e.name.c_str(), path.c_str(), GSCHECK_FUZZ_REPLAY, path.c_str());
   } else {
     std::fprintf(stderr, "  could not write the case file: %s\n", st.error().message.c_str());
   }

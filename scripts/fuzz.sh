@@ -43,8 +43,10 @@ for t in $targets; do
   [[ " $all_targets " == *" $t "* ]] || { echo "fuzz.sh: unknown target $t" >&2; exit 2; }
 done
 n_targets=$(wc -w <<<"$targets")
+minimize_time=60
 if [[ $smoke == 1 ]]; then
   per_target=20
+  minimize_time=5
   work="$work/smoke"
   regressions_dir=${regressions_dir:-$work/regressions}
 else
@@ -79,6 +81,12 @@ signature() {
   fi
 }
 
+# Run one input through the target once; its stderr (and any case file) tells what failed.
+replay_input() {
+  GSCHECK_REGRESSIONS_DIR="$tw/cases" timeout 300 "$bin/${t}_fuzz" -rss_limit_mb="$rss_limit_mb" \
+    -timeout=30 "$1" >"$2" 2>&1 || true
+}
+
 declare -A rate
 summary=()
 for t in $targets; do
@@ -105,31 +113,35 @@ for t in $targets; do
   fi
   echo "   ${rate[$t]}"
 
-  # Triage: minimise each crash, keep the smallest input per signature, write its case file.
+  # Triage: replay every crash input to name its failure, keep the smallest input per name,
+  # minimise only those (a night can leave thousands of inputs for one bug), write case files.
   declare -A kept=()
   for crash in "$tw"/crashes/crash-* "$tw"/crashes/timeout-* "$tw"/crashes/oom-*; do
     [[ -e $crash ]] || continue
-    name=$(basename "$crash")
-    min="$tw/minimized/$name"
-    if [[ ! -e $min ]]; then
-      if [[ $name == crash-* ]]; then
-        GSCHECK_REGRESSIONS_DIR="$tw/cases" "$bin/${t}_fuzz" -minimize_crash=1 -max_total_time=60 -runs=100000 \
-          -exact_artifact_path="$min" "$crash" >"$tw/logs/minimize-$name.log" 2>&1 || true
-      fi
-      [[ -s $min ]] || cp "$crash" "$min"
-    fi
-    log="$tw/logs/replay-$name.log"
-    GSCHECK_REGRESSIONS_DIR="$tw/cases" timeout 120 "$bin/${t}_fuzz" -rss_limit_mb="$rss_limit_mb" \
-      -timeout=30 "$min" >"$log" 2>&1 || true
+    log="$tw/logs/replay-$(basename "$crash").log"
+    replay_input "$crash" "$log"
     sig=$(signature "$log")
     prev=${kept[$sig]:-}
-    if [[ -z $prev || $(stat -c%s "$min") -lt $(stat -c%s "$prev") ]]; then kept[$sig]=$min; fi
+    if [[ -z $prev || $(stat -c%s "$crash") -lt $(stat -c%s "$prev") ]]; then kept[$sig]=$crash; fi
   done
 
   for sig in "${!kept[@]}"; do
-    min=${kept[$sig]}
-    name=$(basename "$min")
+    crash=${kept[$sig]}
+    name=$(basename "$crash")
+    min="$tw/minimized/$name"
     log="$tw/logs/replay-$name.log"
+    if [[ $name == crash-* ]]; then
+      GSCHECK_REGRESSIONS_DIR="$tw/cases" "$bin/${t}_fuzz" -minimize_crash=1 \
+        -max_total_time="$minimize_time" -exact_artifact_path="$min" "$crash" \
+        >"$tw/logs/minimize-$name.log" 2>&1 || true
+    fi
+    # Keep the minimised input only if it still fails the same way.
+    if [[ -s $min ]]; then
+      replay_input "$min" "$log.min"
+      if [[ $(signature "$log.min") == "$sig" ]]; then log="$log.min"; else cp "$crash" "$min"; fi
+    else
+      cp "$crash" "$min"
+    fi
     if [[ $t == case_json ]]; then
       # A parser crash input is not a case; it joins the seed corpus that CTest replays.
       dest="$root/corpus/fuzz/case_json/$name"
@@ -141,12 +153,13 @@ for t in $targets; do
       if [[ -n $case_file && -e $case_file ]]; then
         dest="$regressions_dir/$(basename "$case_file")"
         cp "$case_file" "$dest"
+        cmd="build/default/tools/gscheck eval --backend $(sed -n 's/.*: backend \([^ ]*\) disagrees.*/\1/p' "$log" | head -1) $dest"
       else
-        # A crash, not a mismatch: the replay writes the decoded case before running anything.
+        # A crash, not a mismatch: write-case mode saves the decoded case before running it.
         dest="$regressions_dir/${t}_${name%%-*}_${name#*-}.json"
         "$replay" --target "$t" --write-case "$dest" "$min" >/dev/null 2>&1 || true
+        cmd="$replay --case $dest"
       fi
-      cmd="$replay --case $dest"
     fi
     summary+=("$t: $sig"$'\n'"    file:   $dest"$'\n'"    replay: $cmd"$'\n'"    input:  $bin/${t}_fuzz $min")
   done
