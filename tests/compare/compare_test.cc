@@ -101,6 +101,7 @@ TEST(Compare, UpdateDuplicatesAreSetValuedOnlyUnderGpuSemantics) {
   EXPECT_FALSE(v.pass);
   EXPECT_EQ(v.mismatches[0].expected, "one of {10, 20}");
   EXPECT_FALSE(compare_outcomes(gpu, ref, floats({0, 30, 0, 30})).pass);  // another row's value
+  EXPECT_FALSE(compare_outcomes(gpu, floats({0, 0, 0, 30}), floats({0, 0, 0, 30})).pass);
   const Case cpu =
       scatter_case(Op::kTensorScatterUpdate, Semantics::kTfCpu, {0, 0, 0, 0}, {10, 20, 30});
   EXPECT_FALSE(compare_outcomes(cpu, ref, floats({0, 10, 0, 30})).pass);
@@ -155,6 +156,12 @@ TEST(Compare, FloatAddDuplicatesWithinTheSummationBound) {
   v = compare_outcomes(gpu, ref, floats({0, 30, 0, 5}));
   EXPECT_FALSE(v.pass);
   EXPECT_NE(v.mismatches[0].expected.find("(3 terms)"), std::string::npos)
+      << v.mismatches[0].expected;
+  // The expected value must itself be a possible result: a wrong golden file or reference is
+  // caught even when the backend agrees with it.
+  v = compare_outcomes(gpu, floats({0, 30, 0, 5}), floats({0, 30, 0, 5}));
+  EXPECT_FALSE(v.pass);
+  EXPECT_EQ(v.mismatches[0].expected.rfind("a possible result; the expected 30 is not one", 0), 0u)
       << v.mismatches[0].expected;
   // A single row at element 3 is one rounding: bit-exact even on tf-gpu.
   EXPECT_FALSE(compare_outcomes(gpu, ref, floats({0, 1, 0, 5.0000005f})).pass);
