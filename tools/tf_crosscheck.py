@@ -26,10 +26,8 @@ import math
 import os
 import re
 import select
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -235,23 +233,35 @@ def tensor_nbytes(obj) -> int:
 
 
 def estimated_output_bytes(case) -> int:
-    """An upper estimate of the output size, to refuse cases that would make TensorFlow allocate
-    gigabytes (only shapes are read; invalid combinations estimate low and fail fast in TF)."""
+    """The output size the op would allocate, to refuse cases that would make TensorFlow allocate
+    gigabytes (shapes only; an invalid combination estimates 0, as TensorFlow then fails fast)."""
     inputs = case.get("inputs", {})
+    attrs = case.get("attrs") or {}
     op = case.get("op")
     try:
-        if op == "gather":
-            p, i = inputs["params"], inputs["indices"]
-            return tensor_nbytes(p) * max(1, math.prod(i["shape"]))
-        if op == "gather_nd":
-            p, i = inputs["params"], inputs["indices"]
-            rows = math.prod(i["shape"][:-1]) if i["shape"] else 1
-            return tensor_nbytes(p) * max(1, rows)
+        if op in ("gather", "gather_nd"):
+            p, i = inputs["params"]["shape"], inputs["indices"]["shape"]
+            item = tensor_nbytes({"dtype": inputs["params"]["dtype"], "shape": [1]})
+            batch_dims = int(attrs.get("batch_dims", 0))
+            if op == "gather":
+                axis = attrs.get("axis")
+                axis = batch_dims if axis is None else axis
+                if not isinstance(axis, int):
+                    return 0  # a tensor-valued axis: only scalars are valid, read it
+                axis = axis + len(p) if axis < 0 else axis
+                batch_dims = batch_dims + len(i) if batch_dims < 0 else batch_dims
+                if not (0 <= axis < len(p) and 0 <= batch_dims <= len(i)):
+                    return 0
+                return item * math.prod(p[:axis]) * math.prod(i[batch_dims:]) * math.prod(
+                    p[axis + 1:])
+            if not i or i[-1] > len(p):
+                return 0
+            return item * math.prod(i[:-1]) * math.prod(p[i[-1]:])
         if op == "scatter_nd":
             s = decode_tensor(inputs["shape"], "shape")
             item = tensor_nbytes({"dtype": inputs["updates"]["dtype"], "shape": [1]})
             dims = [int(d) for d in s.reshape(-1)]
-            return item * math.prod(d for d in dims if d > 0) if dims else item
+            return item * math.prod(d for d in dims if d > 0)
         return tensor_nbytes(inputs["tensor"])
     except (CaseError, KeyError, TypeError, ValueError, OverflowError):
         return 0
@@ -339,6 +349,7 @@ INPUT_NAMES = {
 
 def run_in_tensorflow(tf, case):
     """TensorFlow's outcome for a case: {"output": array} or {"error": {class, message}}."""
+    np = _np()
     op = case.get("op")
     names = INPUT_NAMES.get(op, ("tensor", "indices", "updates"))
     inputs = case.get("inputs") or {}
@@ -352,7 +363,9 @@ def run_in_tensorflow(tf, case):
         arrays["axis"] = decode_tensor(axis, "axis")
     try:
         out = _tf_call(tf, case, arrays)
-        return {"output": out.numpy()}
+        if out.dtype == tf.string:  # a scalar string comes back as bytes, not an array
+            return {"output": np.array(out.numpy(), dtype=object)}
+        return {"output": np.asarray(out.numpy())}
     except (tf.errors.OpError, TypeError, ValueError) as e:
         kind = type(e).__name__
         text = e.message if isinstance(e, tf.errors.OpError) else str(e)
@@ -382,8 +395,12 @@ def _element_text(arr, i):
     v = arr.reshape(-1)[i]
     if arr.dtype == object:
         return repr(v)
-    bits = arr.reshape(-1)[i : i + 1].tobytes().hex()
-    return f"{v!r} (0x{bits})"
+    raw = arr.reshape(-1)[i : i + 1].tobytes()
+    if arr.dtype.kind == "c":  # real and imaginary parts, each as its bits
+        half = len(raw) // 2
+        parts = (int.from_bytes(raw[:half], "little"), int.from_bytes(raw[half:], "little"))
+        return f"{v} (0x{parts[0]:0{2 * half}x}, 0x{parts[1]:0{2 * half}x})"
+    return f"{v} (0x{int.from_bytes(raw, 'little'):0{2 * len(raw)}x})"
 
 
 def summarize_output(arr, limit=8):
@@ -391,6 +408,12 @@ def summarize_output(arr, limit=8):
     shown = [_element_text(arr, i) for i in range(min(limit, flat.size))]
     return {"dtype": _dtype_name(arr), "shape": list(arr.shape), "first": shown,
             "elements": int(flat.size)}
+
+
+def _is_nan(v):
+    """NaN test for any float, bfloat16 or complex element (a complex is NaN if a part is)."""
+    c = complex(float(v.real), float(v.imag)) if hasattr(v, "imag") else complex(float(v), 0.0)
+    return math.isnan(c.real) or math.isnan(c.imag)
 
 
 def compare_outputs(tf_out, want):
@@ -411,8 +434,10 @@ def compare_outputs(tf_out, want):
     if not diff:
         return None
     first = diff[:5]
+    nan_only = a.dtype.kind in "fcV" and a.dtype != object and all(
+        _is_nan(a[i]) and _is_nan(b[i]) for i in diff)
     return {
-        "why": "elements",
+        "why": "nan_bits" if nan_only else "elements",
         "differing": len(diff),
         "examples": [{"flat_index": int(i), "tf": _element_text(tf_out, i),
                       "reference": _element_text(want, i)} for i in first],
@@ -421,7 +446,7 @@ def compare_outputs(tf_out, want):
 
 def _normalize(msg: str) -> str:
     """A message template for grouping: numbers and bracketed lists replaced."""
-    msg = re.sub(r"\[[-0-9, ]*\]", "[..]", msg)
+    msg = re.sub(r"\[[^\]]*\]", "[..]", msg)
     return re.sub(r"-?\d+", "#", msg)
 
 
@@ -452,8 +477,9 @@ def compare_case(case, tf_outcome):
         diff = compare_outputs(tf_outcome["output"], want)
         if diff is None:
             return True, None
-        return False, {"kind": "output_differs", "tf": tf_side, "reference": ref_side,
-                       "difference": diff}
+        # Both sides NaN at every differing element: only the NaN's bits (payload, sign) differ.
+        kind = "output_nan_bits_differ" if diff["why"] == "nan_bits" else "output_differs"
+        return False, {"kind": kind, "tf": tf_side, "reference": ref_side, "difference": diff}
     err = expect.get("error") or {}
     ref_side = {"error": {"class": err.get("class"), "message": err.get("message")}}
     if "output" in tf_outcome:
@@ -476,75 +502,139 @@ def compare_case(case, tf_outcome):
 
 
 # ---------------------------------------------------------------------------------------------
-# Worker: reads case paths (one per line), answers one JSON line each.
+# Workers. TensorFlow aborts the process on some inputs, so cases run in child processes. The
+# parent imports TensorFlow once (importing runs no op and starts no thread pool) and forks a
+# fresh child whenever one dies: a restart costs a fork, not a 10 s import.
 
 
-def worker_main():
+def check_case_file(tf, path):
+    """The verdict on one case file, as a JSON-able dict (runs in a worker)."""
+    try:
+        case = json.loads(Path(path).read_text(encoding="utf-8"))
+        tf_outcome = run_in_tensorflow(tf, case)
+        agree, details = compare_case(case, tf_outcome)
+        tf_result = ({"error": tf_outcome["error"]} if "error" in tf_outcome
+                     else {"output": summarize_output(tf_outcome["output"])})
+        return {"agree": agree, "details": details, "tf": tf_result}
+    except (CaseError, json.JSONDecodeError, OSError, KeyError) as e:
+        return {"unreadable": f"{type(e).__name__}: {e}"}
+
+
+def import_tensorflow():
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")  # CPU semantics, whatever is installed
     import tensorflow as tf  # noqa: PLC0415
 
-    tf.config.set_visible_devices([], "GPU")
-    out = sys.stdout
-    for line in sys.stdin:
-        path = line.rstrip("\n")
-        try:
-            case = json.loads(Path(path).read_text(encoding="utf-8"))
-            tf_outcome = run_in_tensorflow(tf, case)
-            agree, details = compare_case(case, tf_outcome)
-            tf_result = ({"error": tf_outcome["error"]} if "error" in tf_outcome
-                         else {"output": summarize_output(tf_outcome["output"])})
-            reply = {"agree": agree, "details": details, "tf": tf_result}
-        except (CaseError, json.JSONDecodeError, OSError, KeyError) as e:
-            reply = {"unreadable": f"{type(e).__name__}: {e}"}
-        out.write(json.dumps(reply) + "\n")
-        out.flush()
+    return tf
 
 
-class Worker:
-    """One TensorFlow worker process; restarted after a crash or a timeout."""
+class _Child:
+    def __init__(self, pid, to_child, from_child, stderr):
+        self.pid, self.to_child, self.from_child, self.stderr = pid, to_child, from_child, stderr
+        self.buffer = b""
+        self.job = None
+        self.started = 0.0
 
-    def __init__(self, python: str, script: str):
-        self.python, self.script = python, script
-        self.proc = None
-        self.stderr = None
-
-    def _start(self):
-        self.stderr = tempfile.TemporaryFile()
-        self.proc = subprocess.Popen(
-            [self.python, self.script, "--worker"], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=self.stderr, text=True, bufsize=1)
-
-    def _stderr_tail(self):
+    def stderr_tail(self):
         self.stderr.seek(0)
         lines = self.stderr.read().decode("utf-8", "replace").splitlines()
-        fatal = [ln for ln in lines if re.match(r"^[FE]\d{4} ", ln) or "Check failed" in ln]
-        return (fatal or lines)[-3:]
+        fatal = [ln for ln in lines if re.match(r"^F\d{4} ", ln) or "Check failed" in ln]
+        if fatal:
+            return fatal[-3:]
+        # A Python traceback or other last words, without TensorFlow's routine log lines.
+        return [ln for ln in lines if not re.match(r"^[IWE]\d{4} |^WARNING: All log", ln)][-4:]
 
-    def run(self, path: str, timeout: float):
-        if self.proc is None or self.proc.poll() is not None:
-            self._start()
-        self.proc.stdin.write(path + "\n")
-        self.proc.stdin.flush()
-        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
-        line = self.proc.stdout.readline() if ready else ""
-        if line:
-            return json.loads(line)
-        if not ready:
-            self.proc.kill()
-            self.proc.wait()
-            reply = {"crash": f"no answer within {timeout:.0f} s (killed)"}
-        else:
-            code = self.proc.wait()
-            reply = {"crash": f"TensorFlow process died (exit status {code})",
-                     "stderr": self._stderr_tail()}
-        self.proc = None
-        return reply
+
+class ForkPool:
+    """Runs case files in forked TensorFlow workers; a dead or hung worker is replaced."""
+
+    def __init__(self, jobs, timeout):
+        self.tf = import_tensorflow()
+        self.jobs, self.timeout = max(1, jobs), timeout
+        self.children = []
+
+    def _spawn(self):
+        r_in, w_in = os.pipe()    # parent -> child: case paths, one per line
+        r_out, w_out = os.pipe()  # child -> parent: one JSON line per case
+        err = tempfile.TemporaryFile()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:  # the worker
+            for c in self.children:
+                os.close(c.to_child)
+                os.close(c.from_child)
+            os.close(w_in)
+            os.close(r_out)
+            os.dup2(err.fileno(), 2)
+            code = 0
+            try:
+                with os.fdopen(r_in, "r") as inp, os.fdopen(w_out, "w") as out:
+                    for line in inp:
+                        out.write(json.dumps(check_case_file(self.tf, line.rstrip("\n"))) + "\n")
+                        out.flush()
+            except BaseException:  # noqa: BLE001  (report, then leave without parent cleanup)
+                import traceback  # noqa: PLC0415
+
+                traceback.print_exc()
+                code = 70
+            finally:
+                os._exit(code)
+        os.close(r_in)
+        os.close(w_out)
+        child = _Child(pid, w_in, r_out, err)
+        self.children.append(child)
+        return child
+
+    def _retire(self, child, kill):
+        if kill:
+            os.kill(child.pid, 9)
+        _, status = os.waitpid(child.pid, 0)
+        os.close(child.to_child)
+        os.close(child.from_child)
+        self.children.remove(child)
+        return status
+
+    def run(self, paths, on_result):
+        """Check every path; on_result(index, verdict) is called as verdicts arrive."""
+        pending = collections.deque(range(len(paths)))
+        while len(self.children) < min(self.jobs, len(paths)):
+            self._spawn()
+        while pending or any(c.job is not None for c in self.children):
+            for c in self.children:
+                if c.job is None and pending:
+                    c.job, c.started = pending.popleft(), time.monotonic()
+                    os.write(c.to_child, (str(paths[c.job]) + "\n").encode())
+            busy = [c for c in self.children if c.job is not None]
+            wait = max(0.0, min(c.started + self.timeout for c in busy) - time.monotonic())
+            ready, _, _ = select.select([c.from_child for c in busy], [], [], wait)
+            for c in busy:
+                if c.from_child in ready:
+                    data = os.read(c.from_child, 1 << 16)
+                    if data:
+                        c.buffer += data
+                        while b"\n" in c.buffer and c.job is not None:
+                            line, c.buffer = c.buffer.split(b"\n", 1)
+                            on_result(c.job, json.loads(line))
+                            c.job = None
+                        continue
+                    status = self._retire(c, kill=False)
+                    why = (f"TensorFlow died by signal {os.WTERMSIG(status)}"
+                           if os.WIFSIGNALED(status)
+                           else f"TensorFlow exited with status {os.WEXITSTATUS(status)}")
+                    on_result(c.job, {"crash": why, "stderr": c.stderr_tail()})
+                    self._spawn()
+                elif time.monotonic() - c.started >= self.timeout:
+                    self._retire(c, kill=True)
+                    on_result(c.job, {"crash": f"no answer within {self.timeout:.0f} s (killed)"})
+                    self._spawn()
 
     def close(self):
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.stdin.close()
-            self.proc.wait()
+        for c in list(self.children):
+            os.close(c.to_child)  # EOF: the worker leaves its loop and exits
+            os.waitpid(c.pid, 0)
+            os.close(c.from_child)
+        self.children.clear()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -609,11 +699,7 @@ def main(argv=None):
                     help="skip cases whose inputs plus output exceed this (default 256 MiB)")
     ap.add_argument("--known", help="JSON file of known TensorFlow bugs that are not failures")
     ap.add_argument("--show", type=int, default=3, help="examples printed per disagreement group")
-    ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    if args.worker:
-        worker_main()
-        return 0
     if not args.paths:
         ap.error("no case files given")
     try:
@@ -638,32 +724,20 @@ def main(argv=None):
         jobs.append((f, case))
 
     results = [None] * len(jobs)
-    lock = threading.Lock()
-    next_job = [0]
     done = [0]
 
-    def pump():
-        w = Worker(sys.executable, os.path.abspath(__file__))
-        try:
-            while True:
-                with lock:
-                    k = next_job[0]
-                    next_job[0] += 1
-                if k >= len(jobs):
-                    return
-                results[k] = w.run(str(jobs[k][0]), args.timeout)
-                with lock:
-                    done[0] += 1
-                    if done[0] % 2000 == 0:
-                        print(f"  ... {done[0]}/{len(jobs)} cases", file=sys.stderr, flush=True)
-        finally:
-            w.close()
+    def on_result(k, verdict):
+        results[k] = verdict
+        done[0] += 1
+        if done[0] % 2000 == 0:
+            print(f"  ... {done[0]}/{len(jobs)} cases", file=sys.stderr, flush=True)
 
-    threads = [threading.Thread(target=pump) for _ in range(max(1, args.jobs))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    if jobs:
+        pool = ForkPool(args.jobs, args.timeout)
+        try:
+            pool.run([f for f, _ in jobs], on_result)
+        finally:
+            pool.close()
 
     agree, disagreements, known_hits = 0, [], []
     by_kind = collections.Counter()
@@ -683,7 +757,8 @@ def main(argv=None):
         else:
             details = r["details"]
             tf_err = details["tf"].get("error")
-            tf_text = tf_err["message"] if tf_err else ""
+            # Known-bug patterns match an error's text, or an output's dtype name.
+            tf_text = tf_err["message"] if tf_err else details["tf"]["output"]["dtype"]
         entry = {"file": str(f), "name": case.get("name"), "op": op, **details}
         hit = match_known(known, details["kind"], op, tf_text)
         if hit:

@@ -123,6 +123,18 @@ class CompareTest(unittest.TestCase):
         self.assertEqual(details["kind"], "output_differs")
         self.assertEqual(details["difference"]["differing"], 1)
 
+    def test_nan_bits_are_their_own_kind(self):
+        want = {"dtype": "bfloat16", "shape": [2], "data_b64": base64.b64encode(
+            struct.pack("<2H", 0x3F80, 0xFFC5)).decode()}
+        got = np.frombuffer(struct.pack("<2H", 0x3F80, 0x7FC0), dtype=np.uint16)
+        import ml_dtypes  # noqa: PLC0415
+
+        _, d = tc.compare_case(self.case({"output": want}),
+                               {"output": got.view(ml_dtypes.bfloat16)})
+        self.assertEqual(d["kind"], "output_nan_bits_differ")
+        self.assertEqual(d["difference"]["examples"][0]["tf"], "nan (0x7fc0)")
+        self.assertEqual(d["difference"]["examples"][0]["reference"], "nan (0xffc5)")
+
     def test_shape_and_dtype_matter(self):
         want = {"dtype": "int32", "shape": [1, 1], "data": [3]}
         _, d = tc.compare_case(self.case({"output": want}),
@@ -150,6 +162,22 @@ class CompareTest(unittest.TestCase):
         exp = {"error": {"class": "unsupported", "message": "^our own words$"}}
         tf_side = {"error": {"class": "unsupported", "message": "Could not find device for node"}}
         self.assertEqual(tc.compare_case(self.case(exp), tf_side), (True, None))
+
+
+class EstimateTest(unittest.TestCase):
+    def test_output_sizes(self):
+        gather = {"op": "gather", "attrs": {"axis": -1},
+                  "inputs": {"params": {"dtype": "float32", "shape": [4, 1000]},
+                             "indices": {"dtype": "int32", "shape": [3, 2]}}}
+        self.assertEqual(tc.estimated_output_bytes(gather), 4 * 4 * 3 * 2)
+        gather_nd = {"op": "gather_nd",
+                     "inputs": {"params": {"dtype": "int64", "shape": [5, 6, 7]},
+                                "indices": {"dtype": "int32", "shape": [9, 2]}}}
+        self.assertEqual(tc.estimated_output_bytes(gather_nd), 8 * 9 * 7)
+        scatter = {"op": "scatter_nd",
+                   "inputs": {"updates": {"dtype": "int16", "shape": [1]},
+                              "shape": {"dtype": "int64", "shape": [2], "data": [1 << 20, 1 << 20]}}}
+        self.assertEqual(tc.estimated_output_bytes(scatter), 2 << 40)
 
 
 class ScreenTest(unittest.TestCase):
