@@ -278,11 +278,11 @@ Expected<ScatterPlan> validate_scatter(const Case& c) {
     // Here rank-1 indices are one row of depth dim(0) with no outer dims: indices (0,) then
     // needs updates of the tensor's whole shape.
     const int o = ri - 1;
-    const int64_t ix = ri >= 1 ? indices.shape().dim(ri - 1) : 0;
+    const int64_t ix = indices.shape().dim(ri - 1);
     if (out.rank() < 1) {
       return invalid_argument("Output must be at least 1-D, got shape: " + out.to_string());
     }
-    bool outer_ok = ri >= 1 && ru >= o;
+    bool outer_ok = ru >= o;
     for (int i = 0; outer_ok && i < o; ++i) {
       outer_ok = indices.shape().dim(i) == updates.shape().dim(i);
     }

@@ -24,9 +24,9 @@ TEST_P(CudaEmuSweep, AgreesWithTheReference) {
       opts.size = size;
       opts.ops = {GetParam()};
       const auto n = sweep_against_reference(*b, gen::sample_cases(opts));
-      std::cout << b->capabilities().name << " " << op_name(GetParam()) << " size " << size
-                << ": " << n.compared << " compared (" << n.errors << " errors), "
-                << n.not_claimed << " not claimed, " << n.failed << " failed\n";
+      std::cout << b->capabilities().name << " " << op_name(GetParam()) << " size " << size << ": "
+                << n.compared << " compared (" << n.errors << " errors), " << n.not_claimed
+                << " not claimed, " << n.failed << " failed\n";
       EXPECT_EQ(n.failed, 0);
       // The sweep must mostly run claimed cases, valid and invalid ones.
       EXPECT_GT(n.compared, opts.count / 4) << "not claimed: " << n.not_claimed;
