@@ -26,7 +26,7 @@ constexpr int64_t kDefaultSweep = 5000;  // small cases: about a second on one c
 
 constexpr const char* kUsage =
     "usage: gscheck run [--backend NAME] [--sweep N] [--seed S] [--size K] [--report FILE]\n"
-    "                   [--junit FILE] [--max-bytes N] [--quiet] [PATHS...]\n"
+    "                   [--junit FILE] [--max-bytes N] [--verbose] [PATHS...]\n"
     "  Checks a backend: every case file in PATHS (default: corpus/golden and corpus/regressions\n"
     "  of the source tree) against its expect block and against the reference's outcome, then N\n"
     "  seeded random cases against the reference. Cases outside the backend's declared\n"
@@ -40,8 +40,7 @@ constexpr const char* kUsage =
     "                   failed_cases/ next to it\n"
     "  --junit FILE     write JUnit XML\n"
     "  --max-bytes N    memory budget for one case's tensors (default 4294967296)\n"
-    "  --quiet          print only FAILED and MISTRUSTED cases, the table and the totals\n"
-    "                   (the default prints one line per case)\n"
+    "  --verbose        print a line for every case (default: only FAILED and MISTRUSTED)\n"
     "  Exit status: 0 no case failed, 1 a case FAILED or was MISTRUSTED, 2 bad command line,\n"
     "  3 a report could not be written.\n";
 
@@ -75,7 +74,7 @@ int cmd_run(const std::vector<std::string>& args) {
                                   {"--report", true},
                                   {"--junit", true},
                                   {"--max-bytes", true},
-                                  {"--quiet", false}});
+                                  {"--verbose", false}});
   if (!parsed.ok()) return usage_error(parsed.error().message);
   if (parsed->has("--help")) {
     std::fputs(kUsage, stdout);
@@ -144,9 +143,9 @@ int cmd_run(const std::vector<std::string>& args) {
   report.run.backend = (*backend)->capabilities();
   report.run.sweep = sweep;
   if (sweep > 0) report.run.seed = seed;
-  const bool quiet = parsed->has("--quiet");
+  const bool verbose = parsed->has("--verbose");
   auto record = [&](reports::CaseResult r) {
-    if (!quiet || reports::is_failure(r.verdict)) {
+    if (verbose || reports::is_failure(r.verdict)) {
       std::fputs(result_text(r).c_str(), stdout);
       std::fflush(stdout);
     }
@@ -182,9 +181,11 @@ int cmd_run(const std::vector<std::string>& args) {
   std::printf("backend %s, %zu case files, sweep %lld", backend_name.c_str(), files.size(),
               static_cast<long long>(sweep));
   if (sweep > 0) std::printf(", seed %llu", static_cast<unsigned long long>(seed));
-  std::printf(" (replay: gscheck run --backend %s --seed %llu --sweep %lld)\n",
-              shell_quote(backend_name).c_str(), static_cast<unsigned long long>(seed),
-              static_cast<long long>(sweep));
+  if (sweep > 0)
+    std::printf(" (replay: gscheck run --backend %s --seed %llu --sweep %lld --size %lld)",
+                shell_quote(backend_name).c_str(), static_cast<unsigned long long>(seed),
+                static_cast<long long>(sweep), static_cast<long long>(size));
+  std::printf("\n");
   return status;
 }
 

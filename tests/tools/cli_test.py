@@ -150,10 +150,11 @@ class CliTest(unittest.TestCase):
         report = os.path.join(self.dir, "run_out", "report.json")
         for backend in self.backends():
             rc, out, err = self.gscheck("run", "--backend", backend, "--sweep", "25", "--seed", "3",
-                                        "--quiet", "--report", report, path)
+                                        "--report", report, path)
             self.assertEqual(rc, 0, backend + out + err)
             self.assertIn("total ", out)
             self.assertIn("seed 3", out)
+            self.assertNotIn("PASSED        ok", out)  # run prints failures only by default
             with open(report) as f:
                 r = json.load(f)
             self.assertEqual(r["seed"], 3)
@@ -164,6 +165,13 @@ class CliTest(unittest.TestCase):
             if jsonschema is not None:
                 with open(os.path.join(SOURCE, "reports", "report.schema.json")) as f:
                     jsonschema.Draft202012Validator(json.load(f)).validate(r)
+
+    def test_run_verbose_prints_every_case(self):
+        path = self.write("verbose/ok.json", gather_case([3, 1], "ok"))
+        rc, out, err = self.gscheck("run", "--backend", "reference", "--sweep", "0", "--verbose", path)
+        self.assertEqual(rc, 0, out + err)
+        self.assertIn("PASSED        ok  float32 [2]", out)
+        self.assertNotIn("replay:", out)  # no sweep, nothing to replay
 
     def test_run_fails_on_a_wrong_expect(self):
         bad = self.write("runbad/bad.json", gather_case([1, 1], "bad"))
