@@ -110,6 +110,13 @@ class CliTest(unittest.TestCase):
         self.assertIn("2 cases: 2 SKIPPED", out)
         self.assertIn("exceeds the memory budget of 8 bytes", out)
 
+    def test_empty_folder_is_zero_cases(self):
+        os.makedirs(os.path.join(self.dir, "empty"))
+        rc, out, err = self.gscheck("eval", os.path.join(self.dir, "empty"))
+        self.assertEqual(rc, 0, out + err)
+        self.assertIn("0 cases:", out)
+        self.assertIn("no *.json case files", err)
+
     def test_quiet_prints_only_failures(self):
         ok = self.write("q/ok.json", gather_case([3, 1], "ok"))
         bad = self.write("q/bad.json", gather_case([3, 2], "bad"))
