@@ -164,22 +164,6 @@ class CompareTest(unittest.TestCase):
         self.assertEqual(tc.compare_case(self.case(exp), tf_side), (True, None))
 
 
-class EstimateTest(unittest.TestCase):
-    def test_output_sizes(self):
-        gather = {"op": "gather", "attrs": {"axis": -1},
-                  "inputs": {"params": {"dtype": "float32", "shape": [4, 1000]},
-                             "indices": {"dtype": "int32", "shape": [3, 2]}}}
-        self.assertEqual(tc.estimated_output_bytes(gather), 4 * 4 * 3 * 2)
-        gather_nd = {"op": "gather_nd",
-                     "inputs": {"params": {"dtype": "int64", "shape": [5, 6, 7]},
-                                "indices": {"dtype": "int32", "shape": [9, 2]}}}
-        self.assertEqual(tc.estimated_output_bytes(gather_nd), 8 * 9 * 7)
-        scatter = {"op": "scatter_nd",
-                   "inputs": {"updates": {"dtype": "int16", "shape": [1]},
-                              "shape": {"dtype": "int64", "shape": [2], "data": [1 << 20, 1 << 20]}}}
-        self.assertEqual(tc.estimated_output_bytes(scatter), 2 << 40)
-
-
 class ScreenTest(unittest.TestCase):
     def test_skips_what_tensorflow_cannot_confirm(self):
         base = {"gscheck_case": 1, "op": "gather", "inputs": {}}
@@ -194,6 +178,10 @@ class ScreenTest(unittest.TestCase):
                           "indices": {"dtype": "int32", "shape": [1], "data": [0]}}}
         self.assertIn("over --max-bytes", tc.screen(big, 1 << 20))
         self.assertIsNone(tc.screen(big, 1 << 30))
+        big_out = {**base, "expect": {"output": {"dtype": "bool", "shape": [1 << 21], "fill": 0}},
+                   "inputs": {"params": {"dtype": "bool", "shape": [1], "data": [False]},
+                              "indices": {"dtype": "int32", "shape": [1 << 21], "fill": 0}}}
+        self.assertIn("over --max-bytes", tc.screen(big_out, 1 << 22))
 
 
 if __name__ == "__main__":
