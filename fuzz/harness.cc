@@ -149,11 +149,15 @@ Status save(const std::string& path, const Case& c, const Outcome& ref, std::str
                "  %s\n  reference: %s\n  %s: %s\n",
                std::string(op_name(c.op)).c_str(), e.name.c_str(), v.summary.c_str(),
                describe(r).c_str(), e.name.c_str(), describe(g).c_str());
-  // A short line without values, so scripts/fuzz.sh can group inputs that hit the same bug.
-  std::fprintf(stderr, "  kind: %s %s %s, reference %s, %s %s\n",
-               std::string(op_name(c.op)).c_str(), std::string(semantics_name(c.semantics)).c_str(),
-               std::string(dtype_name((c.params ? *c.params : *c.updates).dtype())).c_str(),
-               kind_name(r).c_str(), e.name.c_str(), kind_name(g).c_str());
+  // A short line without values, so scripts/fuzz.sh can group inputs that hit the same bug:
+  // dtype and semantics only matter when both sides produced a tensor.
+  std::string kind = std::string(op_name(c.op)) + ", reference " + kind_name(r) + ", " + e.name +
+                     " " + kind_name(g);
+  if (r.ok() && g.ok()) {
+    kind +=
+        ", " + std::string(dtype_name(r->dtype())) + " " + std::string(semantics_name(c.semantics));
+  }
+  std::fprintf(stderr, "  kind: %s\n", kind.c_str());
   if (st.ok()) {
     std::fprintf(stderr,
                  "  case file: %s\n  replay: build/default/tools/gscheck eval --backend %s %s\n"
