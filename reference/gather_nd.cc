@@ -79,11 +79,6 @@ int64_t gather_nd_rows(const Tensor& params, const Tensor& indices, Tensor& out,
 Outcome run_gather_nd(const Case& c, const Options& options) {
   const Tensor& params = *c.params;
   const Tensor& indices = *c.indices;
-  if (!is_index_dtype(indices.dtype())) {
-    return unsupported("gather_nd: TensorFlow has no GatherNd kernel for indices of dtype " +
-                       std::string(dtype_name(indices.dtype())) +
-                       " (it registers int16, int32 and int64)");
-  }
   const int rp = params.rank();
   const int ri = indices.rank();
   const auto& pd = params.shape().dims();
@@ -116,8 +111,19 @@ Outcome run_gather_nd(const Case& c, const Options& options) {
     batch = pb.value;
   }
 
+  // Kernel lookup (after Python's checks): the index dtype, and the policy, which GatherNd's
+  // registrations constrain to "", DEFAULT, ERROR, IGNORE: any other value finds no kernel
+  // (TensorFlow 2.21: NotFoundError), before the kernel's own "Unknown bad indices" check.
+  if (!is_index_dtype(indices.dtype())) {
+    return unsupported("gather_nd: TensorFlow has no GatherNd kernel for indices of dtype " +
+                       std::string(dtype_name(indices.dtype())) +
+                       " (it registers int16, int32 and int64)");
+  }
   Expected<BadIndicesPolicy> policy = parse_policy(c.bad_indices_policy);
-  if (!policy.ok()) return policy.error();
+  if (!policy.ok()) {
+    return unsupported("gather_nd: TensorFlow has no GatherNd kernel for bad_indices_policy \"" +
+                       c.bad_indices_policy + "\" (it registers \"\", DEFAULT, ERROR, IGNORE)");
+  }
 
   if (rp < 1) return invalid_argument("params must be at least a vector");
   if (ri < 1) return invalid_argument("indices must be at least a vector");

@@ -103,9 +103,12 @@ TEST(ReferenceGatherNd, PolicyIgnoreZeroesBadRows) {
                 f32({3, 2}, {4, 5, 0, 0, 0, 0}));
 }
 
-TEST(ReferenceGatherNd, UnknownPolicyIsRejected) {
-  expect_invalid(gather_nd(iota_f32({3}), i32({1, 1}, {0}), 0, "ignore"),
-                 "Unknown bad indices handling attribute: ignore");
+TEST(ReferenceGatherNd, UnknownPolicyFindsNoKernel) {
+  // GatherNd's registrations allow only "", DEFAULT, ERROR, IGNORE (TensorFlow 2.21).
+  expect_error(reference::run(gather_nd(iota_f32({3}), i32({1, 1}, {0}), 0, "ignore")),
+               ErrorClass::kUnsupported,
+               "gather_nd: TensorFlow has no GatherNd kernel for bad_indices_policy \"ignore\" "
+               "(it registers \"\", DEFAULT, ERROR, IGNORE)");
 }
 
 TEST(ReferenceGatherNd, GpuSemanticsZeroesBadRows) {
