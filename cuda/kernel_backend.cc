@@ -57,6 +57,12 @@ Status admit_case(const Capabilities& caps, const Case& c, RunConfig* cfg) {
   }
   const std::string& policy = c.bad_indices_policy;
   if (!policy.empty() && policy != "DEFAULT" && policy != "ERROR" && policy != "IGNORE") {
+    // GatherNd's kernels are registered only for the known values, so TensorFlow finds no
+    // kernel; the scatter kernels accept any string and reject it when constructed.
+    if (c.op == Op::kGatherNd) {
+      return Error{ErrorClass::kUnsupported,
+                   "gather_nd has no kernel for bad_indices_policy=\"" + policy + "\""};
+    }
     return invalid_argument("Unknown bad indices handling attribute: " + policy);
   }
   // tf-cpu raises unless the policy is IGNORE; tf-gpu raises only when ERROR is asked for.

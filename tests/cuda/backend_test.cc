@@ -261,8 +261,13 @@ TEST(CudaEmuBackend, RefusesWhatItDoesNotClaimAndWhatTensorFlowLacks) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().cls, ErrorClass::kUnsupported);
   Case p = gather_nd_case(iota_f32({3}), ints<int32_t>({1, 1}, {0}));
-  p.bad_indices_policy = "SOMETIMES";
+  p.bad_indices_policy = "SOMETIMES";  // no GatherNd kernel is registered for it
   r = emu()->run(p);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().cls, ErrorClass::kUnsupported);
+  Case s = scatter_nd_case(ints<int32_t>({1, 1}, {0}), iota_f32({1}), {2});
+  s.bad_indices_policy = "SOMETIMES";  // the scatter kernels reject it when constructed
+  r = emu()->run(s);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().cls, ErrorClass::kInvalidArgument);
   EXPECT_EQ(r.error().message, "Unknown bad indices handling attribute: SOMETIMES");
