@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Coverage-guided fuzzing of every fuzz target on all cores, then triage: each crash is minimised,
-# deduplicated by its signature, and turned into a case file with a replay command.
+# Coverage-guided fuzzing of every fuzz target on all cores, then triage: crashes are deduplicated
+# by signature, minimised, and turned into case files with a replay command each.
 #
 #   scripts/fuzz.sh                      # overnight: 8 hours in all, every target, all cores
 #   scripts/fuzz.sh --time 3600          # one hour in all
@@ -25,7 +25,7 @@ regressions_dir=""
 build_dir="$root/build/fuzz"
 work="$root/corpus/fuzz-work"
 
-usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --smoke) smoke=1 ;;
