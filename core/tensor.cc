@@ -1,7 +1,12 @@
 #include "core/tensor.h"
 
+#include <sys/mman.h>
+
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
 
 namespace gscheck {
 
@@ -13,15 +18,132 @@ std::optional<int64_t> tensor_bytes(DType dt, const Shape& shape) {
   return checked_mul(*n, elem);
 }
 
-void Tensor::FreeDeleter::operator()(std::byte* p) const { std::free(p); }
+void advise_huge_pages(void* data, std::size_t bytes) {
+#if defined(MADV_HUGEPAGE)
+  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+  if (bytes < 4 * kHuge) return;
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) & ~(kHuge - 1);
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+  (void)data;
+  (void)bytes;
+#endif
+}
+
+namespace {
+
+// Buffers from 1 MiB up are mapped directly (fresh mappings are zero, so zeros() skips its
+// memset) and, when freed, kept in a small cache for the next tensor of similar size: an oracle
+// called in a loop on large tensors otherwise spends more time faulting in fresh pages than
+// copying (docs/performance.md). GSCHECK_BUFFER_CACHE_MB bounds the cache (default 1024, 0 = off).
+constexpr std::size_t kLargeBuffer = std::size_t{1} << 20;
+constexpr std::size_t kMaxCachedBlock = std::size_t{512} << 20;
+
+class LargeBufferCache {
+ public:
+  static LargeBufferCache& instance() {
+    static LargeBufferCache cache;
+    return cache;
+  }
+  // A cached block of at least `bytes` and at most twice that (so a small tensor does not pin a
+  // huge block), or nullptr.
+  std::byte* take(std::size_t bytes, std::size_t* capacity) {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::size_t best = blocks_.size();
+    for (std::size_t i = 0; i < blocks_.size(); ++i) {
+      const std::size_t c = blocks_[i].capacity;
+      if (c >= bytes && c <= 2 * bytes && (best == blocks_.size() || c < blocks_[best].capacity))
+        best = i;
+    }
+    if (best == blocks_.size()) return nullptr;
+    std::byte* p = blocks_[best].p;
+    *capacity = blocks_[best].capacity;
+    total_ -= *capacity;
+    blocks_.erase(blocks_.begin() + static_cast<std::ptrdiff_t>(best));
+    return p;
+  }
+  void give(std::byte* p, std::size_t capacity) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (capacity <= kMaxCachedBlock && capacity <= limit_) {
+        while (total_ + capacity > limit_) {  // evict the oldest
+          munmap(blocks_.front().p, blocks_.front().capacity);
+          total_ -= blocks_.front().capacity;
+          blocks_.erase(blocks_.begin());
+        }
+        blocks_.push_back({p, capacity});
+        total_ += capacity;
+        return;
+      }
+    }
+    munmap(p, capacity);
+  }
+
+ private:
+  LargeBufferCache() {
+    if (const char* env = std::getenv("GSCHECK_BUFFER_CACHE_MB")) {
+      limit_ = static_cast<std::size_t>(std::strtoull(env, nullptr, 10)) << 20;
+    }
+  }
+  ~LargeBufferCache() {
+    for (const auto& b : blocks_) munmap(b.p, b.capacity);
+  }
+  struct Block {
+    std::byte* p;
+    std::size_t capacity;
+  };
+  std::mutex mu_;
+  std::vector<Block> blocks_;
+  std::size_t total_ = 0;
+  std::size_t limit_ = std::size_t{1} << 30;
+};
+
+}  // namespace
+
+void Tensor::BufferDeleter::operator()(std::byte* p) const {
+  if (capacity >= kLargeBuffer) {
+    LargeBufferCache::instance().give(p, capacity);
+  } else {
+    std::free(p);
+  }
+}
+
+Expected<bool> Tensor::allocate_buffer() {
+  // 64-byte alignment so vector paths see aligned bases; aligned_alloc wants a multiple of it.
+  const std::size_t bytes = (byte_size_ + 63) / 64 * 64;
+  if (bytes == 0) return false;
+  auto out_of_memory = [&] {
+    return Error{ErrorClass::kResourceExhausted,
+                 "out of memory allocating " + std::to_string(bytes) + " bytes"};
+  };
+  if (bytes < kLargeBuffer) {
+    buffer_ = {static_cast<std::byte*>(std::aligned_alloc(64, bytes)), BufferDeleter{bytes}};
+    if (!buffer_) return out_of_memory();
+    return false;
+  }
+  std::size_t capacity = 0;
+  if (std::byte* p = LargeBufferCache::instance().take(bytes, &capacity)) {
+    buffer_ = {p, BufferDeleter{capacity}};
+    return false;  // reused: holds an earlier tensor's data
+  }
+  capacity = (bytes + kLargeBuffer - 1) / kLargeBuffer * kLargeBuffer;
+  void* p = mmap(nullptr, capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return out_of_memory();
+  advise_huge_pages(p, capacity);
+  buffer_ = {static_cast<std::byte*>(p), BufferDeleter{capacity}};
+  return true;
+}
 
 Expected<Tensor> Tensor::zeros(DType dt, Shape shape, int64_t max_bytes) {
-  auto t = uninitialized(dt, std::move(shape), max_bytes);
-  if (t.ok() && t->buffer_) std::memset(t->buffer_.get(), 0, (t->byte_size_ + 63) / 64 * 64);
-  return t;
+  return make(dt, std::move(shape), max_bytes, /*zero=*/true);
 }
 
 Expected<Tensor> Tensor::uninitialized(DType dt, Shape shape, int64_t max_bytes) {
+  return make(dt, std::move(shape), max_bytes, /*zero=*/false);
+}
+
+Expected<Tensor> Tensor::make(DType dt, Shape shape, int64_t max_bytes, bool zero) {
   auto n = shape.num_elements();
   if (!n) {
     return invalid_argument("Shape " + shape.to_string() +
@@ -42,15 +164,9 @@ Expected<Tensor> Tensor::uninitialized(DType dt, Shape shape, int64_t max_bytes)
     return t;
   }
   t.byte_size_ = static_cast<std::size_t>(*bytes);
-  // 64-byte alignment so vector paths see aligned bases; aligned_alloc wants a multiple of it.
-  const std::size_t alloc = (t.byte_size_ + 63) / 64 * 64;
-  if (alloc > 0) {
-    t.buffer_.reset(static_cast<std::byte*>(std::aligned_alloc(64, alloc)));
-    if (!t.buffer_) {
-      return Error{ErrorClass::kResourceExhausted,
-                   "out of memory allocating " + std::to_string(alloc) + " bytes"};
-    }
-  }
+  auto fresh_zero = t.allocate_buffer();
+  if (!fresh_zero.ok()) return fresh_zero.error();
+  if (zero && !*fresh_zero && t.buffer_) std::memset(t.buffer_.get(), 0, t.byte_size_);
   return t;
 }
 
@@ -61,10 +177,8 @@ Tensor::Tensor(const Tensor& other)
       byte_size_(other.byte_size_),
       strings_(other.strings_) {
   if (other.buffer_) {
-    const std::size_t alloc = (byte_size_ + 63) / 64 * 64;
-    buffer_.reset(static_cast<std::byte*>(std::aligned_alloc(64, alloc)));
-    GSCHECK_CHECK(buffer_ != nullptr);
-    std::memcpy(buffer_.get(), other.buffer_.get(), alloc);
+    GSCHECK_CHECK(allocate_buffer().ok());
+    std::memcpy(buffer_.get(), other.buffer_.get(), byte_size_);
   }
 }
 

@@ -77,16 +77,28 @@ class Tensor {
   bool bit_equal(const Tensor& other) const;
 
  private:
-  struct FreeDeleter {
+  // Returns the buffer to where it came from: free() for small ones, the large-buffer cache
+  // (or munmap) for large ones; capacity is the size actually allocated.
+  struct BufferDeleter {
+    BufferDeleter() noexcept : capacity(0) {}
+    explicit BufferDeleter(std::size_t c) noexcept : capacity(c) {}
+    std::size_t capacity;
     void operator()(std::byte* p) const;
   };
+  static Expected<Tensor> make(DType dt, Shape shape, int64_t max_bytes, bool zero);
+  // Allocate byte_size_ bytes into buffer_; true if the memory is known to be zero already.
+  Expected<bool> allocate_buffer();
   DType dtype_ = DType::kFloat32;
   Shape shape_;
   int64_t num_elements_ = 0;
   std::size_t byte_size_ = 0;
-  std::unique_ptr<std::byte[], FreeDeleter> buffer_;
+  std::unique_ptr<std::byte[], BufferDeleter> buffer_;
   std::vector<std::string> strings_;
 };
+
+/// Ask the kernel for transparent huge pages over the 2 MiB-aligned interior of a large buffer
+/// (first touch of a 2 MiB page costs far less than 512 faults of 4 KiB); a no-op below 8 MiB.
+void advise_huge_pages(void* data, std::size_t bytes);
 
 /// A read-only view of a tensor's data, for kernels that take raw pointers.
 struct ConstTensorView {

@@ -3,7 +3,6 @@
 #include <cstring>
 
 #if defined(__linux__)
-#include <sys/mman.h>
 #endif
 
 namespace gscheck::reference::detail {
@@ -74,25 +73,9 @@ int64_t index_max(DType dt) {
   });
 }
 
-void prefer_huge_pages(void* data, std::size_t bytes) {
-#if defined(MADV_HUGEPAGE)
-  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
-  if (bytes < 4 * kHuge) return;
-  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
-  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) & ~(kHuge - 1);
-  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-#else
-  (void)data;
-  (void)bytes;
-#endif
-}
-
 Expected<Tensor> new_output(DType dt, Shape shape, int64_t max_bytes, bool zero) {
-  Expected<Tensor> t = Tensor::uninitialized(dt, std::move(shape), max_bytes);
-  if (!t.ok() || dt == DType::kString || t->byte_size() == 0) return t;
-  prefer_huge_pages(t->data(), t->byte_size());
-  if (zero) std::memset(t->data(), 0, t->byte_size());
-  return t;
+  return zero ? Tensor::zeros(dt, std::move(shape), max_bytes)
+              : Tensor::uninitialized(dt, std::move(shape), max_bytes);
 }
 
 Error unsupported(std::string msg) { return Error{ErrorClass::kUnsupported, std::move(msg)}; }

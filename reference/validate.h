@@ -55,13 +55,8 @@ Status check_input_ranks(const Case& c);
 /// An output rank TensorFlow can represent.
 Status check_output_rank(std::string_view op, int64_t rank);
 
-/// Ask the OS for huge pages on a large, not yet touched output buffer: on Linux the first
-/// touch of a gigabyte output then costs one fault per 2 MiB instead of one per 4 KiB.
-/// A hint only; does nothing for small buffers or elsewhere.
-void prefer_huge_pages(void* data, std::size_t bytes);
-
 /// An output tensor for `shape`: uninitialised fixed-size elements (zero-filled when `zero`),
-/// empty strings; refused beyond max_bytes. Large buffers get prefer_huge_pages first.
+/// empty strings; refused beyond max_bytes. (Large buffers come from core's buffer cache.)
 Expected<Tensor> new_output(DType dt, Shape shape, int64_t max_bytes, bool zero);
 
 /// Indices of every supported index dtype are read through this one visit (int16/32/64).

@@ -182,7 +182,7 @@ void bm_per_row_fresh(benchmark::State& state, Kind kind) {
   const size_t bytes = f.scratch.size();
   for (auto _ : state) {
     std::byte* out = static_cast<std::byte*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64));
-    reference::detail::prefer_huge_pages(out, bytes);
+    advise_huge_pages(out, bytes);
     per_row_pass(f, out);
     benchmark::DoNotOptimize(out);
     benchmark::ClobberMemory();
