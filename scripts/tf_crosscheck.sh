@@ -57,7 +57,7 @@ venv_ready() {
 
 pypi_reachable() {
   local index="${PIP_INDEX_URL:-https://pypi.org/simple}"
-  "${GSCHECK_PYTHON:-python3}" - "$index" <<'PY' >/dev/null 2>&1
+  timeout 15 "${GSCHECK_PYTHON:-python3}" - "$index" <<'PY' >/dev/null 2>&1
 import sys, urllib.request
 urllib.request.urlopen(sys.argv[1].rstrip("/") + "/tensorflow-cpu/", timeout=8).read(1)
 PY
