@@ -1,7 +1,10 @@
 // cuda-emu against the reference over seeded random cases, and over the golden corpus.
 #include <gtest/gtest.h>
 
+#include <complex>
 #include <iostream>
+#include <random>
+#include <type_traits>
 
 #include "cuda/cuda_backends.h"
 #include "tests/cuda/sweep_differential.h"
@@ -58,6 +61,104 @@ TEST(CudaEmuGolden, EveryClaimedGoldenCasePasses) {
     EXPECT_TRUE(v.pass) << path << ": " << v.summary;
   }
   EXPECT_GT(checked, 0) << "no golden case was claimed by cuda-emu";
+}
+
+}  // namespace
+}  // namespace gscheck::cuda
+
+namespace gscheck::cuda {
+namespace {
+
+// Self-describing data: element i holds a small exactly representable value of its dtype.
+Tensor described(DType dt, Shape s, int64_t salt) {
+  Tensor t = Tensor::zeros(dt, std::move(s)).value();
+  visit_dtype(dt, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* p = t.data_as<T>();
+    for (int64_t i = 0; i < t.num_elements(); ++i) {
+      const int64_t v = (i * 37 + salt) % 1999 - 999;
+      if constexpr (std::is_same_v<T, bool>) {
+        p[i] = (v & 1) != 0;
+      } else if constexpr (std::is_same_v<T, Float16>) {
+        p[i] = float16_from_float(static_cast<float>(v) / 8);
+      } else if constexpr (std::is_same_v<T, BFloat16>) {
+        p[i] = bfloat16_from_float(static_cast<float>(v % 255));
+      } else if constexpr (std::is_same_v<T, std::complex<float>> ||
+                           std::is_same_v<T, std::complex<double>>) {
+        p[i] = T(static_cast<double>(v), static_cast<double>(-v) / 4);
+      } else if constexpr (std::is_arithmetic_v<T>) {
+        p[i] = static_cast<T>(v);
+      }
+    }
+  });
+  return t;
+}
+
+Tensor random_indices(DType dt, Shape s, int64_t limit, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  Tensor t = Tensor::zeros(dt, std::move(s)).value();
+  for (int64_t i = 0; i < t.num_elements(); ++i) {
+    // Mostly in range with duplicates; about 5% just outside on either side.
+    const uint64_t r = rng() % 100;
+    const int64_t v = r < 3   ? -1 - static_cast<int64_t>(rng() % 3)
+                      : r < 5 ? limit + static_cast<int64_t>(rng() % 3)
+                              : static_cast<int64_t>(rng() % static_cast<uint64_t>(limit));
+    if (dt == DType::kInt32) {
+      t.data_as<int32_t>()[i] = static_cast<int32_t>(v);
+    } else {
+      t.data_as<int64_t>()[i] = v;
+    }
+  }
+  return t;
+}
+
+// The generator's cases are small; these cover every thread mapping (per element, sub-warp,
+// warp, block per row) for every claimed dtype against the reference.
+TEST(CudaEmuPaths, EveryMappingAndDtypeAgreesWithTheReference) {
+  auto b = make_cuda_emu_backend(2, KernelOptions{.deterministic = false, .max_blocks = 5});
+  std::vector<Case> cases;
+  uint64_t seed = 1;
+  for (DType dt : b->capabilities().dtypes) {
+    for (DType it : {DType::kInt32, DType::kInt64}) {
+      for (int64_t slice : {1, 3, 8, 40, 300, 1500}) {
+        for (Semantics sem : {Semantics::kTfGpu, Semantics::kTfCpu}) {
+          const int64_t rows = 6;
+          const Tensor params = described(dt, Shape{rows, slice}, static_cast<int64_t>(seed));
+          Case g;
+          g.op = Op::kGather;
+          g.semantics = sem;
+          g.params = params;
+          g.indices = random_indices(it, Shape{9}, rows, seed++);
+          g.axis = Tensor::from_values<int32_t>(Shape{}, {0});
+          cases.push_back(g);
+          Case nd;
+          nd.op = Op::kGatherNd;
+          nd.semantics = sem;
+          nd.params = params;
+          nd.indices = random_indices(it, Shape{3, 3, 1}, rows, seed++);
+          cases.push_back(nd);
+          for (Op op : {Op::kTensorScatterUpdate, Op::kTensorScatterAdd, Op::kTensorScatterMax,
+                        Op::kScatterNd}) {
+            Case s;
+            s.op = op;
+            s.semantics = sem;
+            s.indices = random_indices(it, Shape{12, 1}, rows, seed++);
+            s.updates = described(dt, Shape{12, slice}, static_cast<int64_t>(seed));
+            if (op == Op::kScatterNd) {
+              s.shape = Tensor::from_values<int64_t>(Shape{2}, {rows, slice});
+            } else {
+              s.tensor = params;
+            }
+            cases.push_back(s);
+          }
+        }
+      }
+    }
+  }
+  for (auto& c : cases) c.name = std::string(op_name(c.op)) + "/paths";
+  const auto n = testing::sweep_against_reference(*b, cases);
+  EXPECT_EQ(n.failed, 0);
+  EXPECT_GT(n.compared, static_cast<int>(cases.size()) * 3 / 4);
 }
 
 }  // namespace
