@@ -42,9 +42,10 @@ constexpr std::size_t kMaxCachedBlock = std::size_t{512} << 20;
 
 class LargeBufferCache {
  public:
+  // Never destroyed: tensors in other static objects may be freed after it would be.
   static LargeBufferCache& instance() {
-    static LargeBufferCache cache;
-    return cache;
+    static auto* cache = new LargeBufferCache;
+    return *cache;
   }
   // A cached block of at least `bytes` and at most twice that (so a small tensor does not pin a
   // huge block), or nullptr.
@@ -85,9 +86,6 @@ class LargeBufferCache {
     if (const char* env = std::getenv("GSCHECK_BUFFER_CACHE_MB")) {
       limit_ = static_cast<std::size_t>(std::strtoull(env, nullptr, 10)) << 20;
     }
-  }
-  ~LargeBufferCache() {
-    for (const auto& b : blocks_) munmap(b.p, b.capacity);
   }
   struct Block {
     std::byte* p;
