@@ -70,7 +70,9 @@ TEST(CudaGpu, DeterministicVariantIsRepeatable) {
     const Outcome first = (*b)->run(c);
     const Outcome second = (*b)->run(c);
     ASSERT_EQ(first.ok(), second.ok()) << c.name;
-    if (first.ok()) EXPECT_TRUE(first->bit_equal(*second)) << c.name;
+    if (first.ok()) {
+      EXPECT_TRUE(first->bit_equal(*second)) << c.name;
+    }
   }
 }
 
