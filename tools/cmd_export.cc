@@ -130,6 +130,10 @@ int cmd_export(const std::vector<std::string>& args) {
   reference::Options ref_opts;
   ref_opts.max_output_bytes = a.max_output_bytes;
   const int width = static_cast<int>(std::to_string(cases.size()).size());
+  // What regenerates a case (with the same build): the options that change sampling.
+  const std::string regenerate = "gscheck export --seed " + std::to_string(a.seed) + " --size " +
+                                 std::to_string(a.size) +
+                                 (a.include_invalid ? " --include-invalid" : "");
   std::map<std::string, int> outcomes;  // "output" or the error class -> count
   int written = 0, refused = 0;
   for (std::size_t i = 0; i < cases.size(); ++i) {
@@ -138,8 +142,8 @@ int cmd_export(const std::vector<std::string>& args) {
     Outcome got = reference::run(c, ref_opts);
     CaseFile f;
     f.c = c;
-    f.description = "gscheck export --seed " + std::to_string(a.seed) + ", case " +
-                    std::to_string(i) + "; expect is the reference's outcome";
+    f.description =
+        regenerate + ", case " + std::to_string(i) + "; expect is the reference's outcome";
     Expect e;
     if (got.ok()) {
       e.output = std::move(got).value();

@@ -135,6 +135,17 @@ class CompareTest(unittest.TestCase):
         self.assertEqual(d["difference"]["examples"][0]["tf"], "nan (0x7fc0)")
         self.assertEqual(d["difference"]["examples"][0]["reference"], "nan (0xffc5)")
 
+    def test_empty_and_complex_outputs(self):
+        empty = {"dtype": "uint8", "shape": [0, 3], "data": []}
+        self.assertEqual(tc.compare_case(self.case({"output": empty}),
+                                         {"output": np.zeros([0, 3], dtype=np.uint8)}),
+                         (True, None))
+        want = {"dtype": "complex128", "shape": [2], "data": [[1, 2], [3, "-0.0"]]}
+        got = np.array([1 + 2j, 3 + 0j], dtype=np.complex128)
+        _, d = tc.compare_case(self.case({"output": want}), {"output": got})
+        self.assertEqual(d["difference"]["differing"], 1)
+        self.assertEqual(d["difference"]["examples"][0]["flat_index"], 1)
+
     def test_shape_and_dtype_matter(self):
         want = {"dtype": "int32", "shape": [1, 1], "data": [3]}
         _, d = tc.compare_case(self.case({"output": want}),
