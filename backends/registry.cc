@@ -14,9 +14,11 @@ std::vector<std::string> backend_names() {
   std::vector<std::string> names = {"reference"};
 #if defined(GSCHECK_HAVE_CUDA_EMU)
   names.push_back("cuda-emu");
+  names.push_back("cuda-emu-det");
 #endif
 #if defined(GSCHECK_HAVE_CUDA_BACKEND)
   names.push_back("cuda");
+  names.push_back("cuda-det");
 #endif
   return names;
 }
@@ -31,13 +33,16 @@ Expected<std::unique_ptr<Backend>> make_backend(std::string_view name) {
   }
 #if defined(GSCHECK_HAVE_CUDA_EMU)
   if (name == "cuda-emu") return cuda::make_cuda_emu_backend();
+  // Scatter rows sorted by destination and applied in row order: bit-identical every run.
+  if (name == "cuda-emu-det") return cuda::make_cuda_emu_backend(0, {.deterministic = true});
 #endif
 #if defined(GSCHECK_HAVE_CUDA_BACKEND)
   if (name == "cuda") return cuda::make_cuda_backend();
+  if (name == "cuda-det") return cuda::make_cuda_backend({.deterministic = true});
 #endif
   std::string known;
   for (const auto& n : backend_names()) known += (known.empty() ? "" : ", ") + n;
-  if (name == "cuda" || name == "cuda-emu")
+  if (name == "cuda" || name == "cuda-det" || name == "cuda-emu" || name == "cuda-emu-det")
     return Error{ErrorClass::kUnimplemented,
                  "backend '" + std::string(name) +
                      "' is not built into this gscheck (available: " + known + ")"};
