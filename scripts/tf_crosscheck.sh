@@ -38,7 +38,7 @@ while (($#)); do
     --out) out="$2"; shift 2 ;;
     --jobs) jobs="$2"; shift 2 ;;
     --no-corpus) corpus=0; shift ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     -*) echo "tf_crosscheck.sh: unknown option $1" >&2; exit 2 ;;
     *) extra+=("$1"); shift ;;
   esac
@@ -77,8 +77,12 @@ else
   fi
   echo "tf_crosscheck: installing TensorFlow into $venv (first run only)"
   rm -rf "$venv"
-  "${GSCHECK_PYTHON:-python3}" -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$requirements"
+  if ! "${GSCHECK_PYTHON:-python3}" -m venv "$venv" ||
+     ! "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$requirements"; then
+    echo "tf_crosscheck: installing tools/requirements-tf.txt into $venv failed" >&2
+    rm -rf "$venv"
+    exit 2
+  fi
   echo "$want_stamp" >"$stamp_file"
 fi
 flock -u 9
