@@ -23,10 +23,13 @@ std::optional<ScatterRows> decode_scatter_rows(const Case& c, const Shape& out_s
   for (int64_t r = 0; r < *rows; ++r) {
     int64_t slice_id = 0;
     bool in_range = true;
-    for (int64_t d = 0; d < depth && in_range; ++d) {
+    for (int64_t d = 0; d < depth; ++d) {
       const int64_t v = indices.int_at(r * depth + d);
       const int64_t dim = out_shape.dim(static_cast<int>(d));
-      in_range = v >= 0 && v < dim;
+      if (v < 0 || v >= dim) {  // stop before v enters the arithmetic (v may be INT64_MAX)
+        in_range = false;
+        break;
+      }
       slice_id = slice_id * dim + v;  // < prod(out.shape[:depth]) while in range: no overflow
     }
     if (in_range) out.by_slice.emplace_back(slice_id, r);
