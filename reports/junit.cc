@@ -89,6 +89,9 @@ std::string failure_text(const CaseResult& r) {
       s += "  at " + compare::format_index(m.index) + ": expected " + m.expected + ", got " +
            m.got + "\n";
   }
+  if (r.runs > 1)
+    s += "runs: " + std::to_string(r.runs) + ", " + std::to_string(r.differing_runs) +
+         " differing bitwise from the first\n";
   if (!r.file.empty()) s += "file: " + r.file + "\n";
   s += "repro: " + r.repro + "\n";
   return s;
@@ -108,7 +111,8 @@ std::string junit_xml(const Report& r) {
   std::string x = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   const std::string backend = xml_escape(r.run.backend.name);
   x += "<testsuites name=\"gscheck " + xml_escape(r.run.command) + " " + backend + "\" tests=\"" +
-       std::to_string(r.cases.size()) + "\" failures=\"" + std::to_string(count(Verdict::kFailed)) +
+       std::to_string(r.cases.size()) + "\" failures=\"" +
+       std::to_string(count(Verdict::kFailed) + count(Verdict::kNondeterministic)) +
        "\" errors=\"" + std::to_string(count(Verdict::kMistrusted)) + "\" skipped=\"" +
        std::to_string(count(Verdict::kUnimplemented) + count(Verdict::kSkipped)) + "\" time=\"" +
        seconds(r.run.elapsed_s * 1000) + "\">\n";
@@ -116,7 +120,7 @@ std::string junit_xml(const Report& r) {
     int64_t failures = 0, errors = 0, skipped = 0;
     double ms = 0;
     for (const auto* c : cases) {
-      failures += c->verdict == Verdict::kFailed;
+      failures += c->verdict == Verdict::kFailed || c->verdict == Verdict::kNondeterministic;
       errors += c->verdict == Verdict::kMistrusted;
       skipped += c->verdict == Verdict::kUnimplemented || c->verdict == Verdict::kSkipped;
       ms += c->elapsed_ms;
@@ -136,8 +140,10 @@ std::string junit_xml(const Report& r) {
           x += "/>\n";
           continue;
         case Verdict::kFailed:
-          x += ">\n      <failure message=\"" + message + "\" type=\"FAILED\">" +
-               xml_escape(failure_text(*c)) + "</failure>\n";
+        case Verdict::kNondeterministic:
+          x += ">\n      <failure message=\"" + message + "\" type=\"" +
+               std::string(verdict_name(c->verdict)) + "\">" + xml_escape(failure_text(*c)) +
+               "</failure>\n";
           break;
         case Verdict::kMistrusted:
           x += ">\n      <error message=\"" + message + "\" type=\"MISTRUSTED\">" +

@@ -6,6 +6,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 
 #ifndef GSCHECK_VERSION
 #define GSCHECK_VERSION "unknown"
@@ -19,8 +20,8 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::array<std::string_view, 5> kVerdictNames = {"PASSED", "FAILED", "MISTRUSTED",
-                                                           "UNIMPLEMENTED", "SKIPPED"};
+constexpr std::array<std::string_view, 6> kVerdictNames = {
+    "PASSED", "FAILED", "MISTRUSTED", "UNIMPLEMENTED", "NONDETERMINISTIC", "SKIPPED"};
 
 template <class T, class Name>
 json names(const std::vector<T>& values, Name name) {
@@ -60,14 +61,43 @@ json case_to_json(const CaseResult& r) {
             {"op", r.op ? json(std::string(op_name(*r.op))) : json(nullptr)},
             {"semantics", std::string(semantics_name(r.semantics))},
             {"inputs", std::move(inputs)},
+            {"bad_indices_policy", r.bad_indices_policy},
             {"backend", r.backend},
             {"verdict", std::string(verdict_name(r.verdict))},
             {"outcome", r.outcome},
             {"reason", r.reason},
             {"checks", std::move(checks)},
             {"elapsed_ms", r.elapsed_ms},
-            {"repro", r.repro}};
+            {"repro", r.repro},
+            {"runs", r.runs},
+            {"differing_runs", r.differing_runs}};
   return j;
+}
+
+json matrix_to_json(const Report& r) {
+  json rows = json::array();
+  for (const MatrixRow& m : capability_matrix(r)) {
+    auto dt = [](const std::optional<DType>& d) {
+      return d ? json(std::string(dtype_name(*d))) : json(nullptr);
+    };
+    rows.push_back({{"op", m.op ? json(std::string(op_name(*m.op))) : json(nullptr)},
+                    {"dtype", dt(m.dtype)},
+                    {"index_dtype", dt(m.index_dtype)},
+                    {"bad_indices_policy", m.bad_indices_policy},
+                    {"counts", verdict_counts(m.counts)}});
+  }
+  return rows;
+}
+
+const InputInfo* find_input(const CaseResult& r, std::string_view name) {
+  for (const auto& in : r.inputs)
+    if (in.name == name) return &in;
+  return nullptr;
+}
+
+int64_t count_of(const std::map<Verdict, int64_t>& counts, Verdict v) {
+  auto it = counts.find(v);
+  return it == counts.end() ? 0 : it->second;
 }
 
 Status write_text(const std::string& path, const std::string& text) {
@@ -87,13 +117,27 @@ Status write_text(const std::string& path, const std::string& text) {
 
 std::string_view verdict_name(Verdict v) { return kVerdictNames[static_cast<std::size_t>(v)]; }
 
-bool is_failure(Verdict v) { return v == Verdict::kFailed || v == Verdict::kMistrusted; }
+bool is_failure(Verdict v) {
+  return v == Verdict::kFailed || v == Verdict::kMistrusted || v == Verdict::kNondeterministic;
+}
+
+std::optional<DType> data_dtype(const CaseResult& r) {
+  for (const char* name : {"params", "tensor", "updates"})
+    if (const InputInfo* in = find_input(r, name)) return in->dtype;
+  return std::nullopt;
+}
+
+std::optional<DType> index_dtype(const CaseResult& r) {
+  if (const InputInfo* in = find_input(r, "indices")) return in->dtype;
+  return std::nullopt;
+}
 
 void describe_case(const Case& c, CaseResult& r) {
   r.name = c.name;
   r.op = c.op;
   r.semantics = c.semantics;
   r.inputs.clear();
+  r.bad_indices_policy = c.bad_indices_policy;
   const std::pair<const char*, const std::optional<Tensor>*> inputs[] = {
       {"params", &c.params},   {"tensor", &c.tensor}, {"indices", &c.indices},
       {"updates", &c.updates}, {"shape", &c.shape},   {"axis", &c.axis}};
@@ -120,6 +164,48 @@ Totals totals(const Report& r) {
     ++t.per_op[c.op ? std::string(op_name(*c.op)) : std::string()][c.verdict];
   }
   return t;
+}
+
+std::vector<MatrixRow> capability_matrix(const Report& r) {
+  // Sort key: parsed before unparsed, then the enums' declaration order, then the policy text.
+  using Key = std::tuple<bool, int, int, int, std::string>;
+  auto rank = [](auto v) { return v ? static_cast<int>(*v) : -1; };
+  std::map<Key, MatrixRow> rows;
+  for (const auto& c : r.cases) {
+    const std::optional<DType> dt = data_dtype(c), it = index_dtype(c);
+    const Key key{!c.op.has_value(), rank(c.op), rank(dt), rank(it), c.bad_indices_policy};
+    auto [pos, inserted] = rows.try_emplace(key);
+    if (inserted) pos->second = MatrixRow{c.op, dt, it, c.bad_indices_policy, {}};
+    ++pos->second.counts[c.verdict];
+  }
+  std::vector<MatrixRow> out;
+  out.reserve(rows.size());
+  for (auto& [key, row] : rows) out.push_back(std::move(row));
+  return out;
+}
+
+std::string matrix_table(const Report& r) {
+  std::string out;
+  char line[256];
+  std::snprintf(line, sizeof line, "%-26s %-10s %-6s %-8s %7s %7s %10s %13s %16s %7s\n", "op",
+                "dtype", "index", "policy", "passed", "failed", "mistrusted", "unimplemented",
+                "nondeterministic", "skipped");
+  out += line;
+  for (const MatrixRow& m : capability_matrix(r)) {
+    auto dt = [](const std::optional<DType>& d) {
+      return d ? std::string(dtype_name(*d)) : std::string("-");
+    };
+    auto n = [&](Verdict v) { return static_cast<long long>(count_of(m.counts, v)); };
+    std::snprintf(line, sizeof line,
+                  "%-26s %-10s %-6s %-8s %7lld %7lld %10lld %13lld %16lld %7lld\n",
+                  m.op ? std::string(op_name(*m.op)).c_str() : "(unparsed)", dt(m.dtype).c_str(),
+                  dt(m.index_dtype).c_str(),
+                  m.bad_indices_policy.empty() ? "-" : m.bad_indices_policy.c_str(),
+                  n(Verdict::kPassed), n(Verdict::kFailed), n(Verdict::kMistrusted),
+                  n(Verdict::kUnimplemented), n(Verdict::kNondeterministic), n(Verdict::kSkipped));
+    out += line;
+  }
+  return out;
 }
 
 std::string_view tool_version() { return GSCHECK_VERSION; }
@@ -167,6 +253,7 @@ json report_to_json(const Report& r) {
         {"accumulates_half_in_float", caps.accumulates_half_in_float}}},
       {"totals", std::move(totals_json)},
       {"per_op", std::move(per_op)},
+      {"matrix", matrix_to_json(r)},
       {"cases", std::move(cases)},
   };
 }
@@ -175,17 +262,14 @@ std::string summary_table(const Report& r) {
   const Totals t = totals(r);
   std::string out;
   char line[160];
-  std::snprintf(line, sizeof line, "%-26s %8s %8s %10s %13s %8s\n", "op", "passed", "failed",
-                "mistrusted", "unimplemented", "skipped");
+  std::snprintf(line, sizeof line, "%-26s %8s %8s %10s %13s %16s %8s\n", "op", "passed", "failed",
+                "mistrusted", "unimplemented", "nondeterministic", "skipped");
   out += line;
   auto row = [&](const std::string& label, const std::map<Verdict, int64_t>& counts) {
-    auto n = [&](Verdict v) {
-      auto it = counts.find(v);
-      return static_cast<long long>(it == counts.end() ? 0 : it->second);
-    };
-    std::snprintf(line, sizeof line, "%-26s %8lld %8lld %10lld %13lld %8lld\n", label.c_str(),
-                  n(Verdict::kPassed), n(Verdict::kFailed), n(Verdict::kMistrusted),
-                  n(Verdict::kUnimplemented), n(Verdict::kSkipped));
+    auto n = [&](Verdict v) { return static_cast<long long>(count_of(counts, v)); };
+    std::snprintf(line, sizeof line, "%-26s %8lld %8lld %10lld %13lld %16lld %8lld\n",
+                  label.c_str(), n(Verdict::kPassed), n(Verdict::kFailed), n(Verdict::kMistrusted),
+                  n(Verdict::kUnimplemented), n(Verdict::kNondeterministic), n(Verdict::kSkipped));
     out += line;
   };
   for (const auto& [op, counts] : t.per_op) row(op.empty() ? "(unparsed)" : op, counts);

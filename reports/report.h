@@ -22,13 +22,17 @@ enum class Verdict : unsigned char {
   kFailed,         ///< a check failed: the backend is wrong (or the case file is malformed)
   kMistrusted,     ///< the reference disagrees with the case's expect: no trustworthy baseline
   kUnimplemented,  ///< outside the backend's declared capabilities (not a failure)
-  kSkipped,        ///< not run (refused by the memory budget)
+  /// A backend that declares itself deterministic gave outcomes that are not bit-identical
+  /// across repeated runs of the case: it broke its contract (a failure).
+  kNondeterministic,
+  kSkipped,  ///< not run (refused by the memory budget)
 };
-inline constexpr Verdict kAllVerdicts[] = {Verdict::kPassed, Verdict::kFailed, Verdict::kMistrusted,
-                                           Verdict::kUnimplemented, Verdict::kSkipped};
-/// "PASSED", "FAILED", "MISTRUSTED", "UNIMPLEMENTED", "SKIPPED".
+inline constexpr Verdict kAllVerdicts[] = {Verdict::kPassed,           Verdict::kFailed,
+                                           Verdict::kMistrusted,       Verdict::kUnimplemented,
+                                           Verdict::kNondeterministic, Verdict::kSkipped};
+/// "PASSED", "FAILED", "MISTRUSTED", "UNIMPLEMENTED", "NONDETERMINISTIC", "SKIPPED".
 std::string_view verdict_name(Verdict v);
-/// True for the verdicts that make a run fail (FAILED, MISTRUSTED).
+/// True for the verdicts that make a run fail (FAILED, MISTRUSTED, NONDETERMINISTIC).
 bool is_failure(Verdict v);
 
 /// One comparison made for a case: against its expect block, or against the reference.
@@ -51,14 +55,22 @@ struct CaseResult {
   std::optional<Op> op;  ///< nullopt when the file did not parse
   Semantics semantics = Semantics::kTfCpu;
   std::vector<InputInfo> inputs;
+  std::string bad_indices_policy;  ///< the case's policy attribute ("" when not given)
   std::string backend;
   Verdict verdict = Verdict::kFailed;
   std::string outcome;  ///< the backend's outcome in one line: "float32 [2,3]" or "error ...: ..."
   std::string reason;   ///< why this verdict, in one line
   std::vector<Check> checks;
-  double elapsed_ms = 0;
-  std::string repro;  ///< a command that replays this case
+  double elapsed_ms = 0;   ///< the first run's time
+  std::string repro;       ///< a command that replays this case
+  int runs = 0;            ///< times the backend ran the case (0 when it was not run)
+  int differing_runs = 0;  ///< runs after the first whose outcome differs from it bitwise
 };
+
+/// The element dtype of a case's data input (params, or tensor / updates for scatters) and its
+/// index dtype, from the inputs of a result; nullopt when the case has no such input.
+std::optional<DType> data_dtype(const CaseResult& r);
+std::optional<DType> index_dtype(const CaseResult& r);
 
 /// Fill name, op, semantics and inputs of r from a case.
 void describe_case(const Case& c, CaseResult& r);
@@ -88,6 +100,20 @@ struct Totals {
   int64_t failures() const;  ///< FAILED + MISTRUSTED
 };
 Totals totals(const Report& r);
+
+/// One row of the capability matrix: the cases of one (op, dtype, index dtype, policy).
+struct MatrixRow {
+  std::optional<Op> op;  ///< nullopt for case files that did not parse
+  std::optional<DType> dtype;
+  std::optional<DType> index_dtype;
+  std::string bad_indices_policy;
+  std::map<Verdict, int64_t> counts;
+};
+/// The capability matrix: one row per (op, dtype, index dtype, bad_indices_policy) seen, sorted
+/// by op, dtype, index dtype and policy (declaration order; unparsed files last).
+std::vector<MatrixRow> capability_matrix(const Report& r);
+/// The matrix as a text table, one line per row.
+std::string matrix_table(const Report& r);
 
 /// "0.1.0"; the git commit this build was configured from, or "" when unknown.
 std::string_view tool_version();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <optional>
@@ -55,6 +56,33 @@ std::string file_name_for(const std::string& case_name) {
 
 }  // namespace
 
+int default_repeat(const std::string& backend_name) {
+  return backend_name.starts_with("plugin:") ? 2 : 1;
+}
+
+std::string bitwise_difference(const Outcome& a, const Outcome& b) {
+  if (a.ok() != b.ok()) return reports::outcome_summary(a) + " vs " + reports::outcome_summary(b);
+  if (!a.ok()) {
+    if (a.error().cls == b.error().cls && a.error().message == b.error().message) return "";
+    return reports::outcome_summary(a) + " vs " + reports::outcome_summary(b);
+  }
+  const Tensor& x = *a;
+  const Tensor& y = *b;
+  if (x.dtype() != y.dtype() || x.shape() != y.shape())
+    return reports::outcome_summary(a) + " vs " + reports::outcome_summary(b);
+  if (x.dtype() == DType::kString) {
+    for (std::size_t i = 0; i < x.strings().size(); ++i)
+      if (x.strings()[i] != y.strings()[i])
+        return "string element " + std::to_string(i) + " (flat) differs";
+    return "";
+  }
+  const std::size_t size = dtype_size(x.dtype());
+  for (std::size_t i = 0; i < x.byte_size(); i += size)
+    if (std::memcmp(x.data() + i, y.data() + i, size) != 0)
+      return "element " + std::to_string(i / size) + " (flat) differs in its bits";
+  return "";
+}
+
 std::string shell_quote(const std::string& s) {
   const bool plain = !s.empty() && s.find_first_not_of(
                                        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -95,9 +123,11 @@ CaseResult CaseChecker::check_case(const CaseFile& f, const std::string& file) {
   reports::describe_case(c, r);
   r.file = file;
   r.backend = caps.name;
-  r.repro = file.empty()
-                ? opts_.sweep_repro
-                : "gscheck eval --backend " + shell_quote(caps.name) + " " + shell_quote(file);
+  const std::string repeat =
+      opts_.repeat > 1 ? " --repeat " + std::to_string(opts_.repeat) : std::string();
+  r.repro = file.empty() ? opts_.sweep_repro
+                         : "gscheck eval --backend " + shell_quote(caps.name) + repeat + " " +
+                               shell_quote(file);
   if (!caps.supports(c)) {
     r.verdict = Verdict::kUnimplemented;
     r.outcome = "not run";
@@ -106,12 +136,16 @@ CaseResult CaseChecker::check_case(const CaseFile& f, const std::string& file) {
   }
   const auto t0 = std::chrono::steady_clock::now();
   // run() must not throw; one that does is a failed case, not the end of the whole run.
-  Outcome got = Error{ErrorClass::kInternal, ""};
-  try {
-    got = backend_.run(c);
-  } catch (const std::exception& e) {
-    got = Error{ErrorClass::kInternal, std::string("the backend threw an exception: ") + e.what()};
-  }
+  auto run_once = [&]() -> Outcome {
+    ++r.runs;
+    try {
+      return backend_.run(c);
+    } catch (const std::exception& e) {
+      return Error{ErrorClass::kInternal,
+                   std::string("the backend threw an exception: ") + e.what()};
+    }
+  };
+  Outcome got = run_once();
   r.elapsed_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   r.outcome = reports::outcome_summary(got);
@@ -161,12 +195,48 @@ CaseResult CaseChecker::check_case(const CaseFile& f, const std::string& file) {
     r.checks.push_back({"reference", compare::compare_outcomes(c, *want, got, opts)});
   }
 
+  // Repeats: an outcome bit-identical to the first needs no new comparison.
+  std::string nondeterminism, repeat_failure;
+  for (int run = 2; run <= opts_.repeat; ++run) {
+    const Outcome again = run_once();
+    const std::string diff = bitwise_difference(got, again);
+    if (diff.empty()) continue;
+    ++r.differing_runs;
+    const std::string which = "run " + std::to_string(run) + " of " + std::to_string(opts_.repeat);
+    if (caps.deterministic) {
+      if (nondeterminism.empty())
+        nondeterminism = "declared deterministic, but " + which + " differs from run 1: " + diff;
+      continue;
+    }
+    if (!repeat_failure.empty()) continue;
+    std::vector<reports::Check> again_checks;
+    if (f.expect) {
+      Expect e = *f.expect;
+      if (!opts.compare_messages) e.error_regex.reset();
+      again_checks.push_back({"expect", compare::check_expect(c, e, again, opts)});
+    }
+    if (want)
+      again_checks.push_back({"reference", compare::compare_outcomes(c, *want, again, opts)});
+    for (auto& ch : again_checks) {
+      if (ch.result.pass) continue;
+      repeat_failure = which + " against " + ch.against + ": " + ch.result.summary;
+      r.checks.push_back(std::move(ch));  // its mismatches are printed and reported
+      break;
+    }
+  }
+
   const reports::Check* failed = nullptr;
   for (const auto& ch : r.checks)
     if (!ch.result.pass && !failed) failed = &ch;
-  if (!mistrust.empty()) {
+  if (!nondeterminism.empty()) {
+    r.verdict = Verdict::kNondeterministic;
+    r.reason = nondeterminism;
+  } else if (!mistrust.empty()) {
     r.verdict = Verdict::kMistrusted;
     r.reason = mistrust;
+  } else if (!repeat_failure.empty()) {
+    r.verdict = Verdict::kFailed;
+    r.reason = repeat_failure;
   } else if (failed) {
     r.verdict = Verdict::kFailed;
     r.reason = "against " + failed->against + ": " + failed->result.summary;
@@ -175,6 +245,9 @@ CaseResult CaseChecker::check_case(const CaseFile& f, const std::string& file) {
     for (const auto& ch : r.checks)
       r.reason += (r.reason.empty() ? "" : "; ") + ch.against + ": " + ch.result.summary;
     if (r.checks.empty()) r.reason = "ran (no expect block, no reference to compare with)";
+    if (r.differing_runs > 0)
+      r.reason += "; " + std::to_string(r.differing_runs) + " of " + std::to_string(r.runs - 1) +
+                  " repeats differed bitwise, each within bound";
   }
 
   // A failing generated case becomes a case file: the reference's outcome as its expect.
@@ -196,7 +269,8 @@ CaseResult CaseChecker::check_case(const CaseFile& f, const std::string& file) {
     const std::string path =
         (std::filesystem::path(opts_.failed_cases_dir) / file_name_for(c.name)).string();
     if (!ec && save_case_file(path, saved).ok()) {
-      r.repro = "gscheck eval --backend " + shell_quote(caps.name) + " " + shell_quote(path);
+      r.repro =
+          "gscheck eval --backend " + shell_quote(caps.name) + repeat + " " + shell_quote(path);
     }
   }
   return r;
@@ -219,7 +293,8 @@ std::string result_text(const CaseResult& r) {
 }
 
 int finish_run(reports::Report& report, const std::string& report_path,
-               const std::string& junit_path, bool table) {
+               const std::string& junit_path, bool table, bool matrix) {
+  if (matrix) std::fputs(reports::matrix_table(report).c_str(), stdout);
   if (table) std::fputs(reports::summary_table(report).c_str(), stdout);
   const reports::Totals t = reports::totals(report);
   std::string line = std::to_string(report.cases.size()) + " cases:";

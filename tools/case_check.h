@@ -18,7 +18,19 @@ struct CheckOptions {
   std::string failed_cases_dir;
   /// The repro of a generated case that is not saved (e.g. "gscheck run --seed 7 --sweep 100").
   std::string sweep_repro;
+  /// Times each case is run on the backend (--repeat). A backend declaring deterministic=true
+  /// must give bit-identical outcomes (else NONDETERMINISTIC); one declaring false must pass
+  /// the comparison on every run (else FAILED).
+  int repeat = 1;
 };
+
+/// The default --repeat for a backend: 2 for vendor plugins (their determinism claim is what is
+/// graded), 1 for the in-tree backends so the default CI run costs no extra time.
+int default_repeat(const std::string& backend_name);
+
+/// Where two outcomes differ bitwise, in words ("" when identical): dtype, shape, the first
+/// differing element (flat index), or error class and message.
+std::string bitwise_difference(const Outcome& a, const Outcome& b);
 
 /// Checks cases on a backend: against the case's expect block, and (when a reference is given
 /// that is not the backend itself) against the reference's outcome.
@@ -42,9 +54,10 @@ std::string result_text(const reports::CaseResult& r);
 
 /// Finish a run: print the totals (and the per-op table when table is set), write the JSON
 /// report and JUnit XML when paths are given. Returns the exit status: 0 no failures, 1 a case
-/// FAILED or was MISTRUSTED, 3 a report could not be written.
+/// FAILED, was MISTRUSTED or NONDETERMINISTIC, 3 a report could not be written.
+/// With matrix set, the capability matrix (reports::matrix_table) is printed too.
 int finish_run(reports::Report& report, const std::string& report_path,
-               const std::string& junit_path, bool table);
+               const std::string& junit_path, bool table, bool matrix = false);
 
 /// A word quoted for POSIX shells when it needs it.
 std::string shell_quote(const std::string& s);

@@ -13,7 +13,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: gscheck eval [--backend NAME] [--report FILE] [--junit FILE] [--max-bytes N]\n"
-    "                    [--quiet] CASE.json|DIR...\n"
+    "                    [--repeat K] [--matrix] [--quiet] CASE.json|DIR...\n"
     "  Runs each case file (directories are searched recursively for *.json) on the backend\n"
     "  and checks the outcome against the file's expect block; a backend other than the\n"
     "  reference is also compared with the reference's outcome. Prints one line per case.\n"
@@ -21,9 +21,14 @@ constexpr const char* kUsage =
     "  --report FILE    write the JSON report (docs/report_format.md)\n"
     "  --junit FILE     write JUnit XML\n"
     "  --max-bytes N    memory budget for one case's tensors (default 4294967296)\n"
-    "  --quiet          print only FAILED and MISTRUSTED cases, and the totals\n"
-    "  Exit status: 0 no case failed, 1 a case FAILED or was MISTRUSTED, 2 bad command line,\n"
-    "  3 a report could not be written.\n";
+    "  --repeat K       run each case K times (default 2 for plugin:PATH backends, else 1): a\n"
+    "                   backend declaring itself deterministic must give bit-identical outcomes\n"
+    "                   (else NONDETERMINISTIC), any other must pass on every run (else FAILED)\n"
+    "  --matrix         also print the capability matrix: verdict counts per op x dtype x index\n"
+    "                   dtype x bad_indices_policy\n"
+    "  --quiet          print only the failures, and the totals\n"
+    "  Exit status: 0 no case failed, 1 a case FAILED, was MISTRUSTED or NONDETERMINISTIC,\n"
+    "  2 bad command line, 3 a report could not be written.\n";
 
 }  // namespace
 
@@ -32,6 +37,8 @@ int cmd_eval(const std::vector<std::string>& args) {
                                   {"--report", true},
                                   {"--junit", true},
                                   {"--max-bytes", true},
+                                  {"--repeat", true},
+                                  {"--matrix", false},
                                   {"--quiet", false}});
   if (!parsed.ok()) {
     std::fprintf(stderr, "gscheck eval: %s\n%s", parsed.error().message.c_str(), kUsage);
@@ -63,6 +70,15 @@ int cmd_eval(const std::vector<std::string>& args) {
   if (files->empty())
     std::fprintf(stderr, "gscheck eval: no *.json case files in the given paths\n");
   const std::string backend_name = parsed->value("--backend").value_or("reference");
+  int64_t repeat = default_repeat(backend_name);
+  if (auto v = parsed->value("--repeat")) {
+    auto n = parse_int_option("--repeat", *v, 1, 1000);
+    if (!n.ok()) {
+      std::fprintf(stderr, "gscheck eval: %s\n", n.error().message.c_str());
+      return 2;
+    }
+    repeat = *n;
+  }
   auto backend = make_named_backend(backend_name, max_bytes);
   if (!backend.ok()) {
     std::fprintf(stderr, "gscheck eval: %s\n", backend.error().message.c_str());
@@ -86,6 +102,7 @@ int cmd_eval(const std::vector<std::string>& args) {
   report.run.backend = (*backend)->capabilities();
   CheckOptions opts;
   opts.max_bytes = max_bytes;
+  opts.repeat = static_cast<int>(repeat);
   CaseChecker checker(**backend, reference.get(), opts);
   const bool quiet = parsed->has("--quiet");
   const auto t0 = std::chrono::steady_clock::now();
@@ -100,7 +117,8 @@ int cmd_eval(const std::vector<std::string>& args) {
   report.run.elapsed_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return finish_run(report, parsed->value("--report").value_or(""),
-                    parsed->value("--junit").value_or(""), /*table=*/false);
+                    parsed->value("--junit").value_or(""), /*table=*/false,
+                    parsed->has("--matrix"));
 }
 
 }  // namespace gscheck::tools

@@ -26,7 +26,8 @@ constexpr int64_t kDefaultSweep = 5000;  // small cases: about a second on one c
 
 constexpr const char* kUsage =
     "usage: gscheck run [--backend NAME] [--sweep N] [--seed S] [--size K] [--report FILE]\n"
-    "                   [--junit FILE] [--max-bytes N] [--verbose] [PATHS...]\n"
+    "                   [--junit FILE] [--max-bytes N] [--repeat K] [--matrix] [--verbose]\n"
+    "                   [PATHS...]\n"
     "  Checks a backend: every case file in PATHS (default: corpus/golden and corpus/regressions\n"
     "  of the source tree) against its expect block and against the reference's outcome, then N\n"
     "  seeded random cases against the reference. Cases outside the backend's declared\n"
@@ -40,9 +41,14 @@ constexpr const char* kUsage =
     "                   failed_cases/ next to it\n"
     "  --junit FILE     write JUnit XML\n"
     "  --max-bytes N    memory budget for one case's tensors (default 4294967296)\n"
-    "  --verbose        print a line for every case (default: only FAILED and MISTRUSTED)\n"
-    "  Exit status: 0 no case failed, 1 a case FAILED or was MISTRUSTED, 2 bad command line,\n"
-    "  3 a report could not be written.\n";
+    "  --repeat K       run each case K times (default 2 for plugin:PATH backends, else 1): a\n"
+    "                   backend declaring itself deterministic must give bit-identical outcomes\n"
+    "                   (else NONDETERMINISTIC), any other must pass on every run (else FAILED)\n"
+    "  --matrix         also print the capability matrix: verdict counts per op x dtype x index\n"
+    "                   dtype x bad_indices_policy (always printed for plugin:PATH backends)\n"
+    "  --verbose        print a line for every case (default: only the failures)\n"
+    "  Exit status: 0 no case failed, 1 a case FAILED, was MISTRUSTED or NONDETERMINISTIC,\n"
+    "  2 bad command line, 3 a report could not be written.\n";
 
 int usage_error(const std::string& message) {
   std::fprintf(stderr, "gscheck run: %s\n%s", message.c_str(), kUsage);
@@ -74,6 +80,8 @@ int cmd_run(const std::vector<std::string>& args) {
                                   {"--report", true},
                                   {"--junit", true},
                                   {"--max-bytes", true},
+                                  {"--repeat", true},
+                                  {"--matrix", false},
                                   {"--verbose", false}});
   if (!parsed.ok()) return usage_error(parsed.error().message);
   if (parsed->has("--help")) {
@@ -109,6 +117,12 @@ int cmd_run(const std::vector<std::string>& args) {
   const bool have_emu = std::find(names.begin(), names.end(), "cuda-emu") != names.end();
   const std::string backend_name =
       parsed->value("--backend").value_or(have_emu ? "cuda-emu" : "reference");
+  int64_t repeat = default_repeat(backend_name);
+  if (auto v = parsed->value("--repeat")) {
+    auto n = parse_int_option("--repeat", *v, 1, 1000);
+    if (!n.ok()) return usage_error(n.error().message);
+    repeat = *n;
+  }
   auto backend = make_named_backend(backend_name, max_bytes);
   if (!backend.ok()) return usage_error(backend.error().message);
   auto reference = make_named_backend("reference", max_bytes);
@@ -127,12 +141,14 @@ int cmd_run(const std::vector<std::string>& args) {
   const std::string report_path = parsed->value("--report").value_or("");
   CheckOptions opts;
   opts.max_bytes = max_bytes;
+  opts.repeat = static_cast<int>(repeat);
   if (!report_path.empty())
     opts.failed_cases_dir =
         (std::filesystem::path(report_path).parent_path() / "failed_cases").string();
   opts.sweep_repro = "gscheck run --backend " + shell_quote(backend_name) + " --seed " +
                      std::to_string(seed) + " --sweep " + std::to_string(sweep) + " --size " +
-                     std::to_string(size);
+                     std::to_string(size) +
+                     (repeat > 1 ? " --repeat " + std::to_string(repeat) : std::string());
   CaseChecker checker(**backend, ref, opts);
 
   reports::Report report;
@@ -176,15 +192,13 @@ int cmd_run(const std::vector<std::string>& args) {
 #endif
   report.run.elapsed_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const int status =
-      finish_run(report, report_path, parsed->value("--junit").value_or(""), /*table=*/true);
-  std::printf("backend %s, %zu case files, sweep %lld", backend_name.c_str(), files.size(),
-              static_cast<long long>(sweep));
+  const bool matrix = parsed->has("--matrix") || backend_name.starts_with("plugin:");
+  const int status = finish_run(report, report_path, parsed->value("--junit").value_or(""),
+                                /*table=*/true, matrix);
+  std::printf("backend %s, %zu case files, sweep %lld, repeat %lld", backend_name.c_str(),
+              files.size(), static_cast<long long>(sweep), static_cast<long long>(repeat));
   if (sweep > 0) std::printf(", seed %llu", static_cast<unsigned long long>(seed));
-  if (sweep > 0)
-    std::printf(" (replay: gscheck run --backend %s --seed %llu --sweep %lld --size %lld)",
-                shell_quote(backend_name).c_str(), static_cast<unsigned long long>(seed),
-                static_cast<long long>(sweep), static_cast<long long>(size));
+  if (sweep > 0) std::printf(" (replay: %s)", opts.sweep_repro.c_str());
   std::printf("\n");
   return status;
 }

@@ -88,6 +88,9 @@ TEST(Report, VerdictNames) {
   EXPECT_TRUE(is_failure(Verdict::kMistrusted));
   EXPECT_FALSE(is_failure(Verdict::kUnimplemented));
   EXPECT_FALSE(is_failure(Verdict::kSkipped));
+  EXPECT_EQ(verdict_name(Verdict::kNondeterministic), "NONDETERMINISTIC");
+  EXPECT_TRUE(is_failure(Verdict::kNondeterministic));
+  EXPECT_EQ(std::size(kAllVerdicts), 6u);
 }
 
 TEST(Report, DescribeCaseAndOutcome) {
@@ -116,11 +119,15 @@ TEST(Report, TotalsAndTable) {
   EXPECT_EQ(t.per_op.at("").at(Verdict::kFailed), 1);
   const std::string table = summary_table(r);
   EXPECT_NE(
-      table.find("tensor_scatter_nd_add             1        1          0             0        0"),
+      table.find(
+          "tensor_scatter_nd_add             1        1          0             0                0"
+          "        0"),
       std::string::npos)
       << table;
   EXPECT_NE(
-      table.find("total                             1        2          1             1        0"),
+      table.find(
+          "total                             1        2          1             1                0"
+          "        0"),
       std::string::npos)
       << table;
 }
@@ -200,6 +207,118 @@ TEST(Report, WritesFiles) {
   Status bad = write_junit((dir / "junit.xml" / "nested").string(), r);
   EXPECT_FALSE(bad.ok());
   fs::remove_all(dir);
+}
+
+// The sample plus a case whose repeats differed on a backend declaring determinism.
+Report report_with_nondeterministic() {
+  Report r = sample_report();
+  CaseResult nondet = r.cases[0];
+  nondet.name = "tensor_scatter_nd_add/nondet";
+  nondet.bad_indices_policy = "IGNORE";
+  nondet.verdict = Verdict::kNondeterministic;
+  nondet.reason = "declared deterministic, but run 2 of 2 differs from run 1";
+  nondet.runs = 2;
+  nondet.differing_runs = 1;
+  r.cases.push_back(nondet);
+  return r;
+}
+
+TEST(Report, NondeterministicIsAFailureEverywhere) {
+  const Report r = report_with_nondeterministic();
+  const Totals t = totals(r);
+  EXPECT_EQ(t.all.at(Verdict::kNondeterministic), 1);
+  EXPECT_EQ(t.failures(), 4);
+  const std::string table = summary_table(r);
+  EXPECT_NE(table.find("tensor_scatter_nd_add             1        1          0             0"
+                       "                1        0"),
+            std::string::npos)
+      << table;
+
+  const json j = report_to_json(r);
+  EXPECT_EQ(j["totals"]["NONDETERMINISTIC"], 1);
+  EXPECT_EQ(j["per_op"]["tensor_scatter_nd_add"]["NONDETERMINISTIC"], 1);
+  EXPECT_EQ(j["per_op"]["gather"]["NONDETERMINISTIC"], 0);
+  const json& c = j["cases"][5];
+  EXPECT_EQ(c["verdict"], "NONDETERMINISTIC");
+  EXPECT_EQ(c["runs"], 2);
+  EXPECT_EQ(c["differing_runs"], 1);
+  EXPECT_EQ(c["bad_indices_policy"], "IGNORE");
+  EXPECT_EQ(j["cases"][0]["runs"], 0);  // the sample never set it: not run
+
+  const std::string x = junit_xml(r);
+  EXPECT_NE(x.find("tests=\"6\" failures=\"3\" errors=\"1\""), std::string::npos) << x;
+  EXPECT_NE(x.find("<testsuite name=\"cuda-emu.tensor_scatter_nd_add\" tests=\"3\" failures=\"2\""),
+            std::string::npos)
+      << x;
+  EXPECT_NE(x.find("type=\"NONDETERMINISTIC\">"), std::string::npos) << x;
+  EXPECT_NE(x.find("runs: 2, 1 differing bitwise from the first\n"), std::string::npos) << x;
+}
+
+TEST(Report, CapabilityMatrix) {
+  Report r = report_with_nondeterministic();
+  CaseResult f64 = r.cases[0];  // same op, a dtype declared later: sorts after float32
+  f64.name = "tensor_scatter_nd_add/f64";
+  f64.inputs[0].dtype = DType::kFloat64;
+  f64.inputs[2].dtype = DType::kFloat64;
+  r.cases.push_back(f64);
+  CaseResult gather_nd = r.cases[3];  // unimplemented gather_nd, with the same inputs
+  gather_nd.name = "gather_nd/second";
+  r.cases.push_back(gather_nd);
+
+  const std::vector<MatrixRow> m = capability_matrix(r);
+  ASSERT_EQ(m.size(), 6u);
+  // Ops in declaration order, unparsed last; within an op, dtype then policy.
+  EXPECT_EQ(m[0].op, Op::kGather);
+  EXPECT_EQ(m[1].op, Op::kGatherNd);
+  EXPECT_EQ(m[1].counts.at(Verdict::kUnimplemented), 2);
+  EXPECT_EQ(m[2].op, Op::kTensorScatterAdd);
+  EXPECT_EQ(m[2].dtype, DType::kFloat32);
+  EXPECT_EQ(m[2].index_dtype, DType::kInt64);
+  EXPECT_EQ(m[2].bad_indices_policy, "");
+  EXPECT_EQ(m[2].counts.at(Verdict::kPassed), 1);
+  EXPECT_EQ(m[2].counts.at(Verdict::kFailed), 1);
+  EXPECT_EQ(m[3].bad_indices_policy, "IGNORE");
+  EXPECT_EQ(m[3].counts.at(Verdict::kNondeterministic), 1);
+  EXPECT_EQ(m[4].dtype, DType::kFloat64);
+  EXPECT_FALSE(m[5].op.has_value());
+  EXPECT_FALSE(m[5].dtype.has_value());
+  EXPECT_FALSE(m[5].index_dtype.has_value());
+  int64_t cases = 0;
+  for (const MatrixRow& row : m)
+    for (const auto& [v, n] : row.counts) cases += n;
+  EXPECT_EQ(cases, static_cast<int64_t>(r.cases.size()));
+
+  const std::string table = matrix_table(r);
+  EXPECT_EQ(table.rfind("op                         dtype      index  policy    passed  failed "
+                        "mistrusted unimplemented nondeterministic skipped\n",
+                        0),
+            0u)
+      << table;
+  EXPECT_NE(table.find("tensor_scatter_nd_add      float32    int64  IGNORE         0       0"
+                       "          0             0                1       0\n"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("(unparsed)                 -          -      -              0       1"),
+            std::string::npos)
+      << table;
+
+  const json j = report_to_json(r);
+  ASSERT_EQ(j["matrix"].size(), 6u);
+  EXPECT_EQ(j["matrix"][3], json({{"op", "tensor_scatter_nd_add"},
+                                  {"dtype", "float32"},
+                                  {"index_dtype", "int64"},
+                                  {"bad_indices_policy", "IGNORE"},
+                                  {"counts",
+                                   {{"PASSED", 0},
+                                    {"FAILED", 0},
+                                    {"MISTRUSTED", 0},
+                                    {"UNIMPLEMENTED", 0},
+                                    {"NONDETERMINISTIC", 1},
+                                    {"SKIPPED", 0}}}}));
+  EXPECT_TRUE(j["matrix"][5]["op"].is_null());
+  EXPECT_TRUE(j["matrix"][5]["dtype"].is_null());
+  EXPECT_EQ(data_dtype(r.cases[0]), DType::kFloat32);  // tensor, not updates: listed first
+  EXPECT_EQ(index_dtype(r.cases[4]), std::nullopt);
 }
 
 TEST(Report, UtcNow) {
