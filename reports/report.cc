@@ -166,6 +166,12 @@ Totals totals(const Report& r) {
   return t;
 }
 
+std::string_view matrix_policy(std::string_view bad_indices_policy) {
+  for (std::string_view known : {"", "DEFAULT", "ERROR", "IGNORE"})
+    if (bad_indices_policy == known) return known;
+  return "other";
+}
+
 std::vector<MatrixRow> capability_matrix(const Report& r) {
   // Sort key: parsed before unparsed, then the enums' declaration order, then the policy text.
   using Key = std::tuple<bool, int, int, int, std::string>;
@@ -173,9 +179,10 @@ std::vector<MatrixRow> capability_matrix(const Report& r) {
   std::map<Key, MatrixRow> rows;
   for (const auto& c : r.cases) {
     const std::optional<DType> dt = data_dtype(c), it = index_dtype(c);
-    const Key key{!c.op.has_value(), rank(c.op), rank(dt), rank(it), c.bad_indices_policy};
+    const std::string policy(matrix_policy(c.bad_indices_policy));
+    const Key key{!c.op.has_value(), rank(c.op), rank(dt), rank(it), policy};
     auto [pos, inserted] = rows.try_emplace(key);
-    if (inserted) pos->second = MatrixRow{c.op, dt, it, c.bad_indices_policy, {}};
+    if (inserted) pos->second = MatrixRow{c.op, dt, it, policy, {}};
     ++pos->second.counts[c.verdict];
   }
   std::vector<MatrixRow> out;

@@ -106,9 +106,12 @@ struct MatrixRow {
   std::optional<Op> op;  ///< nullopt for case files that did not parse
   std::optional<DType> dtype;
   std::optional<DType> index_dtype;
-  std::string bad_indices_policy;
+  std::string bad_indices_policy;  ///< matrix_policy() of the cases' policy
   std::map<Verdict, int64_t> counts;
 };
+/// The policy column of a case: "", "DEFAULT", "ERROR", "IGNORE" as given; any other text
+/// (which TensorFlow registers no kernel for) is "other", so fuzzed values share one row.
+std::string_view matrix_policy(std::string_view bad_indices_policy);
 /// The capability matrix: one row per (op, dtype, index dtype, bad_indices_policy) seen, sorted
 /// by op, dtype, index dtype and policy (declaration order; unparsed files last).
 std::vector<MatrixRow> capability_matrix(const Report& r);

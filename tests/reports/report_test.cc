@@ -261,12 +261,16 @@ TEST(Report, CapabilityMatrix) {
   f64.inputs[0].dtype = DType::kFloat64;
   f64.inputs[2].dtype = DType::kFloat64;
   r.cases.push_back(f64);
+  CaseResult odd = r.cases[0];  // a fuzzed policy: counted in the "other" row
+  odd.name = "tensor_scatter_nd_add/odd";
+  odd.bad_indices_policy = "ignore ";
+  r.cases.push_back(odd);
   CaseResult gather_nd = r.cases[3];  // unimplemented gather_nd, with the same inputs
   gather_nd.name = "gather_nd/second";
   r.cases.push_back(gather_nd);
 
   const std::vector<MatrixRow> m = capability_matrix(r);
-  ASSERT_EQ(m.size(), 6u);
+  ASSERT_EQ(m.size(), 7u);
   // Ops in declaration order, unparsed last; within an op, dtype then policy.
   EXPECT_EQ(m[0].op, Op::kGather);
   EXPECT_EQ(m[1].op, Op::kGatherNd);
@@ -279,10 +283,12 @@ TEST(Report, CapabilityMatrix) {
   EXPECT_EQ(m[2].counts.at(Verdict::kFailed), 1);
   EXPECT_EQ(m[3].bad_indices_policy, "IGNORE");
   EXPECT_EQ(m[3].counts.at(Verdict::kNondeterministic), 1);
-  EXPECT_EQ(m[4].dtype, DType::kFloat64);
-  EXPECT_FALSE(m[5].op.has_value());
-  EXPECT_FALSE(m[5].dtype.has_value());
-  EXPECT_FALSE(m[5].index_dtype.has_value());
+  EXPECT_EQ(m[4].bad_indices_policy, "other");
+  EXPECT_EQ(m[4].counts.at(Verdict::kPassed), 1);
+  EXPECT_EQ(m[5].dtype, DType::kFloat64);
+  EXPECT_FALSE(m[6].op.has_value());
+  EXPECT_FALSE(m[6].dtype.has_value());
+  EXPECT_FALSE(m[6].index_dtype.has_value());
   int64_t cases = 0;
   for (const MatrixRow& row : m)
     for (const auto& [v, n] : row.counts) cases += n;
@@ -303,7 +309,7 @@ TEST(Report, CapabilityMatrix) {
       << table;
 
   const json j = report_to_json(r);
-  ASSERT_EQ(j["matrix"].size(), 6u);
+  ASSERT_EQ(j["matrix"].size(), 7u);
   EXPECT_EQ(j["matrix"][3], json({{"op", "tensor_scatter_nd_add"},
                                   {"dtype", "float32"},
                                   {"index_dtype", "int64"},
@@ -315,8 +321,12 @@ TEST(Report, CapabilityMatrix) {
                                     {"UNIMPLEMENTED", 0},
                                     {"NONDETERMINISTIC", 1},
                                     {"SKIPPED", 0}}}}));
-  EXPECT_TRUE(j["matrix"][5]["op"].is_null());
-  EXPECT_TRUE(j["matrix"][5]["dtype"].is_null());
+  EXPECT_EQ(j["matrix"][4]["bad_indices_policy"], "other");
+  EXPECT_TRUE(j["matrix"][6]["op"].is_null());
+  EXPECT_TRUE(j["matrix"][6]["dtype"].is_null());
+  EXPECT_EQ(matrix_policy("IGNORE"), "IGNORE");
+  EXPECT_EQ(matrix_policy(""), "");
+  EXPECT_EQ(matrix_policy("Ignore"), "other");
   EXPECT_EQ(data_dtype(r.cases[0]), DType::kFloat32);  // tensor, not updates: listed first
   EXPECT_EQ(index_dtype(r.cases[4]), std::nullopt);
 }

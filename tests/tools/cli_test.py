@@ -22,6 +22,7 @@ except ImportError:  # the schema checks are skipped, and say so
 
 GSCHECK = ""
 SOURCE = ""
+PLUGIN = ""  # examples/plugins/gather_nd_plugin.c built, when given
 
 
 def gather_case(expect_output, name="gather/tmp"):
@@ -195,6 +196,95 @@ class CliTest(unittest.TestCase):
         self.assertIn("MISTRUSTED", out)
         self.assertIn("the reference fails this case's expect", out)
 
+    def validate(self, report):
+        if jsonschema is not None:
+            with open(os.path.join(SOURCE, "reports", "report.schema.json")) as f:
+                jsonschema.Draft202012Validator(json.load(f)).validate(report)
+
+    def test_repeat_runs_each_case_k_times(self):
+        path = self.write("rep/ok.json", gather_case([3, 1], "ok"))
+        report = os.path.join(self.dir, "rep_out", "report.json")
+        rc, out, err = self.gscheck("eval", "--repeat", "3", "--report", report, path)
+        self.assertEqual(rc, 0, out + err)
+        with open(report) as f:
+            r = json.load(f)
+        self.assertEqual(r["cases"][0]["runs"], 3)
+        self.assertEqual(r["cases"][0]["differing_runs"], 0)
+        self.validate(r)
+        # The in-tree reference runs each case once by default: CI pays nothing for repeats.
+        rc, out, err = self.gscheck("run", "--backend", "reference", "--sweep", "0", "--report",
+                                    report, path)
+        self.assertEqual(rc, 0, out + err)
+        self.assertIn("repeat 1", out)
+        with open(report) as f:
+            self.assertEqual(json.load(f)["cases"][0]["runs"], 1)
+        for bad in ("0", "x", "1001"):
+            rc, _, err = self.gscheck("run", "--repeat", bad, path)
+            self.assertEqual(rc, 2, bad)
+            self.assertIn("--repeat: expected an integer in [1, 1000]", err)
+
+    def test_matrix_only_when_asked_for_in_tree_backends(self):
+        path = self.write("mat/ok.json", gather_case([3, 1], "ok"))
+        header = "op                         dtype      index  policy    passed  failed"
+        rc, out, err = self.gscheck("run", "--backend", "reference", "--sweep", "0", path)
+        self.assertEqual(rc, 0, out + err)
+        self.assertNotIn(header, out)
+        rc, out, err = self.gscheck("run", "--backend", "reference", "--sweep", "0", "--matrix",
+                                    path)
+        self.assertEqual(rc, 0, out + err)
+        self.assertIn(header, out)
+        self.assertIn("\ngather                     float32    int32  -              1       0", out)
+        rc, out, err = self.gscheck("eval", "--matrix", path)
+        self.assertEqual(rc, 0, out + err)
+        self.assertIn(header, out)
+
+    def test_plugin_matrix_and_repeat(self):
+        if not PLUGIN:
+            self.skipTest("no --plugin given (examples/ not built)")
+        nd = {
+            "gscheck_case": 1,
+            "name": "gather_nd/ok",
+            "op": "gather_nd",
+            "semantics": "tf-gpu",
+            "inputs": {
+                "params": {"dtype": "int64", "shape": [2, 2], "data": [1, 2, 3, 4]},
+                "indices": {"dtype": "int32", "shape": [2, 1], "data": [1, 0]},
+            },
+            "attrs": {"bad_indices_policy": "IGNORE"},
+            "expect": {"output": {"dtype": "int64", "shape": [2, 2], "data": [3, 4, 1, 2]}},
+        }
+        nd_path = self.write("plug/nd.json", nd)
+        gather_path = self.write("plug/gather.json", gather_case([3, 1], "gather"))
+        report = os.path.join(self.dir, "plug_out", "report.json")
+        junit = os.path.join(self.dir, "plug_out", "junit.xml")
+        backend = "plugin:" + PLUGIN
+        rc, out, err = self.gscheck("run", "--backend", backend, "--sweep", "0", "--report", report,
+                                    "--junit", junit, nd_path, gather_path)
+        self.assertEqual(rc, 0, out + err)
+        # A plugin run always prints the matrix, and repeats each case twice.
+        self.assertIn("\ngather                     float32    int32  -              0       0"
+                      "          0             1                0       0\n", out)
+        self.assertIn("\ngather_nd                  int64      int32  IGNORE         1       0"
+                      "          0             0                0       0\n", out)
+        self.assertIn("repeat 2", out)
+        with open(report) as f:
+            r = json.load(f)
+        self.validate(r)
+        runs = {c["name"]: (c["runs"], c["differing_runs"], c["verdict"]) for c in r["cases"]}
+        self.assertEqual(runs["gather_nd/ok"], (2, 0, "PASSED"))
+        self.assertEqual(runs["gather"], (0, 0, "UNIMPLEMENTED"))
+        self.assertEqual([(m["op"], m["dtype"], m["index_dtype"], m["bad_indices_policy"])
+                          for m in r["matrix"]],
+                         [("gather", "float32", "int32", ""), ("gather_nd", "int64", "int32", "IGNORE")])
+        self.assertEqual(r["matrix"][1]["counts"]["PASSED"], 1)
+        self.assertEqual(r["matrix"][0]["counts"]["UNIMPLEMENTED"], 1)
+        self.assertEqual(ET.parse(junit).getroot().attrib["failures"], "0")
+        rc, out, err = self.gscheck("eval", "--backend", backend, "--repeat", "3", "--report",
+                                    report, nd_path)
+        self.assertEqual(rc, 0, out + err)
+        with open(report) as f:
+            self.assertEqual(json.load(f)["cases"][0]["runs"], 3)
+
     # ---- command lines -------------------------------------------------------------------
 
     def test_malformed_command_lines_exit_2(self):
@@ -254,7 +344,9 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--gscheck", required=True)
     parser.add_argument("--source", required=True)
+    parser.add_argument("--plugin", default="", help="libgather_nd_plugin.so, for the plugin tests")
     args, rest = parser.parse_known_args()
     GSCHECK = os.path.abspath(args.gscheck)
     SOURCE = os.path.abspath(args.source)
+    PLUGIN = os.path.abspath(args.plugin) if args.plugin else ""
     unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
