@@ -55,6 +55,10 @@ Status admit_case(const Capabilities& caps, const Case& c, RunConfig* cfg) {
     return Error{ErrorClass::kUnsupported, std::string(op_name(c.op)) + " has no kernel for " +
                                                std::string(dtype_name(data.dtype()))};
   }
+  if (c.op == Op::kGatherNd) {  // Python checks batch_dims before TensorFlow finds a kernel
+    int64_t batch = 0;
+    GSCHECK_RETURN_IF_ERROR(check_gather_nd_batch_dims(c, &batch));
+  }
   const std::string& policy = c.bad_indices_policy;
   if (!policy.empty() && policy != "DEFAULT" && policy != "ERROR" && policy != "IGNORE") {
     // GatherNd's kernels are registered only for the known values, so TensorFlow finds no

@@ -150,6 +150,42 @@ Expected<GatherPlan> validate_gather(const Case& c) {
   return p;
 }
 
+Status check_gather_nd_batch_dims(const Case& c, int64_t* batch) {
+  const Shape& ps = c.params->shape();
+  const Shape& is = c.indices->shape();
+  const int64_t b = c.batch_dims;
+  *batch = 1;
+  if (b == 0) return {};
+  if (b < 0) return invalid_argument("tf.gather_nd does not allow negative batch_dims.");
+  if (b >= is.rank()) {
+    return invalid_argument("Argument `batch_dims` = " + str(b) +
+                            " must be less than rank(`indices`) = " + str(is.rank()));
+  }
+  if (b >= ps.rank()) {
+    return invalid_argument("Argument `batch_dims` = " + str(b) +
+                            " must be less than rank(`params`) = " + str(ps.rank()));
+  }
+  // TensorFlow reshapes indices to [prod(params batch dims)] + indices.shape[batch_dims:]: only
+  // the element counts must agree, so an index tensor without elements fits any batch.
+  const int bd = static_cast<int>(b);
+  const std::optional<int64_t> params_batch = ps.num_elements(0, bd);
+  const std::optional<int64_t> rest = is.num_elements(bd, is.rank());
+  if (!params_batch) {
+    return invalid_argument("the batch dims of params " + ps.to_string() +
+                            " have more than 2**63 - 1 elements");
+  }
+  const std::optional<int64_t> want =
+      rest == int64_t{0} ? std::optional<int64_t>(0)
+                         : (rest ? checked_mul(*params_batch, *rest) : std::nullopt);
+  if (!want || *want != c.indices->num_elements()) {
+    return invalid_argument("Input to reshape is a tensor with " + str(c.indices->num_elements()) +
+                            " values, but the requested shape has " +
+                            (want ? str(*want) : std::string("more than 2**63 - 1")));
+  }
+  *batch = *params_batch;
+  return {};
+}
+
 Expected<GatherNdPlan> validate_gather_nd(const Case& c) {
   const Tensor& params = *c.params;
   const Tensor& indices = *c.indices;
@@ -157,24 +193,8 @@ Expected<GatherNdPlan> validate_gather_nd(const Case& c) {
   const int ri = indices.rank();
   const int64_t b = c.batch_dims;
   // Python-level checks of tf.gather_nd's batch_dims come before the kernel's.
-  if (b < 0) return invalid_argument("tf.gather_nd does not allow negative batch_dims.");
-  if (b > 0) {
-    if (b >= ri) {
-      return invalid_argument("batch_dims (" + str(b) + ") must be less than rank(indices) (" +
-                              str(ri) + ").");
-    }
-    if (b >= rp) {
-      return invalid_argument("batch_dims (" + str(b) + ") must be less than rank(params) (" +
-                              str(rp) + ").");
-    }
-    for (int i = 0; i < b; ++i) {
-      if (params.shape().dim(i) != indices.shape().dim(i)) {
-        return invalid_argument("batch dimension " + str(i) + " of params (" +
-                                str(params.shape().dim(i)) + ") and indices (" +
-                                str(indices.shape().dim(i)) + ") differ");
-      }
-    }
-  }
+  int64_t batch = 1;
+  GSCHECK_RETURN_IF_ERROR(check_gather_nd_batch_dims(c, &batch));
   if (rp < 1) return invalid_argument("params must be at least a vector");
   if (ri < 1) return invalid_argument("indices must be at least a vector");
   const int bd = static_cast<int>(b);
@@ -186,7 +206,11 @@ Expected<GatherNdPlan> validate_gather_nd(const Case& c) {
   }
   const int fd = static_cast<int>(full_depth);
   GatherNdPlan p;
-  p.rows = prod(indices.shape(), 0, ri - 1);
+  // With batch dims, rows are counted in the reshaped indices: batch * rows per batch.
+  const std::optional<int64_t> rows = bd > 0 ? checked_mul(batch, prod(indices.shape(), bd, ri - 1))
+                                             : prod(indices.shape(), 0, ri - 1);
+  if (!rows) return invalid_argument("gather_nd would gather more than 2**63 - 1 rows");
+  p.rows = *rows;
   p.slice = prod(params.shape(), fd, rp);
   GSCHECK_RETURN_IF_ERROR(check_nd_limits(p.rows, params.num_elements(), p.slice, indices.dtype()));
   if (p.rows > 0 && params.num_elements() == 0) {
@@ -199,8 +223,10 @@ Expected<GatherNdPlan> validate_gather_nd(const Case& c) {
         "rank: " +
         str(full_depth));
   }
+  // The output is reshaped back to params' batch dims (TensorFlow's batch_gather_nd).
   std::vector<int64_t> out;
-  for (int i = 0; i < ri - 1; ++i) out.push_back(indices.shape().dim(i));
+  for (int i = 0; i < bd; ++i) out.push_back(params.shape().dim(i));
+  for (int i = bd; i < ri - 1; ++i) out.push_back(indices.shape().dim(i));
   for (int i = fd; i < rp; ++i) out.push_back(params.shape().dim(i));
   p.out_shape = Shape(std::move(out));
   p.out_elements = p.rows * p.slice;

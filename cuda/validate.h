@@ -56,6 +56,9 @@ struct ScatterPlan {
 /// Validate a gather case and compute its plan (errors: TensorFlow's class and text).
 Expected<GatherPlan> validate_gather(const Case& c);
 /// Validate a gather_nd case (batch_dims included) and compute its plan.
+/// tf.gather_nd's Python-level batch_dims checks (they run before the kernel is looked up);
+/// *batch is prod(params.shape[:batch_dims]), the batch count after TensorFlow's reshape.
+Status check_gather_nd_batch_dims(const Case& c, int64_t* batch);
 Expected<GatherNdPlan> validate_gather_nd(const Case& c);
 /// Validate a scatter_nd or tensor_scatter_nd_* case and compute its plan.
 Expected<ScatterPlan> validate_scatter(const Case& c);
