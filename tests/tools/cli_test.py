@@ -23,6 +23,7 @@ except ImportError:  # the schema checks are skipped, and say so
 GSCHECK = ""
 SOURCE = ""
 PLUGIN = ""  # examples/plugins/gather_nd_plugin.c built, when given
+FLAKY_PLUGIN = ""  # tests/tools/plugins/flaky_gather_plugin.c built, when given
 
 
 def gather_case(expect_output, name="gather/tmp"):
@@ -53,8 +54,9 @@ class CliTest(unittest.TestCase):
             f.write(content if isinstance(content, str) else json.dumps(content))
         return path
 
-    def gscheck(self, *args):
-        p = subprocess.run([GSCHECK, *args], capture_output=True, text=True, timeout=600)
+    def gscheck(self, *args, env=None):
+        p = subprocess.run([GSCHECK, *args], capture_output=True, text=True, timeout=600,
+                           env=None if env is None else {**os.environ, **env})
         return p.returncode, p.stdout, p.stderr
 
     # ---- eval ----------------------------------------------------------------------------
@@ -285,6 +287,49 @@ class CliTest(unittest.TestCase):
         with open(report) as f:
             self.assertEqual(json.load(f)["cases"][0]["runs"], 3)
 
+    def test_flaky_plugin_is_nondeterministic_or_failed(self):
+        if not FLAKY_PLUGIN:
+            self.skipTest("no --flaky-plugin given")
+        path = self.write("flaky/ok.json", gather_case([3, 1], "ok"))
+        report = os.path.join(self.dir, "flaky_out", "report.json")
+        junit = os.path.join(self.dir, "flaky_out", "junit.xml")
+        backend = "plugin:" + FLAKY_PLUGIN
+        for deterministic in ("1", "0"):
+            counter = self.write("flaky/counter" + deterministic, "0")
+            env = {"GSCHECK_FLAKY_COUNTER": counter, "GSCHECK_FLAKY_DETERMINISTIC": deterministic}
+            rc, out, err = self.gscheck("run", "--backend", backend, "--sweep", "0", "--report",
+                                        report, "--junit", junit, path, env=env)
+            self.assertEqual(rc, 1, out + err)
+            with open(counter) as f:
+                self.assertEqual(f.read().strip(), "2")  # the default repeat for plugins
+            with open(report) as f:
+                r = json.load(f)
+            self.validate(r)
+            c = r["cases"][0]
+            self.assertEqual((c["runs"], c["differing_runs"]), (2, 1))
+            self.assertIn("--repeat 2", c["repro"])
+            failure = ET.parse(junit).getroot().find(".//failure")
+            if deterministic == "1":
+                self.assertEqual(c["verdict"], "NONDETERMINISTIC")
+                self.assertEqual(c["reason"], "declared deterministic, but run 2 of 2 differs from "
+                                 "run 1: element 0 (flat) differs in its bits")
+                self.assertIn("NONDETERMINISTIC ok  float32 [2]", out)
+                self.assertEqual(r["matrix"][0]["counts"]["NONDETERMINISTIC"], 1)
+                self.assertEqual(failure.attrib["type"], "NONDETERMINISTIC")
+            else:
+                self.assertEqual(c["verdict"], "FAILED")
+                self.assertEqual(c["reason"], "run 2 of 2 against expect: 1 of 2 elements differ; "
+                                 "first at [0]: expected 3, got 4")
+                self.assertIn("at [0]: expected 3, got 4", out)
+                self.assertEqual(failure.attrib["type"], "FAILED")
+            self.assertIn("runs: 2, 1 differing bitwise from the first", failure.text)
+        # One run cannot see the difference: the first answer is right.
+        counter = self.write("flaky/counter_once", "0")
+        rc, out, err = self.gscheck("eval", "--backend", backend, "--repeat", "1", path,
+                                    env={"GSCHECK_FLAKY_COUNTER": counter,
+                                         "GSCHECK_FLAKY_DETERMINISTIC": "1"})
+        self.assertEqual(rc, 0, out + err)
+
     # ---- command lines -------------------------------------------------------------------
 
     def test_malformed_command_lines_exit_2(self):
@@ -345,8 +390,10 @@ if __name__ == "__main__":
     parser.add_argument("--gscheck", required=True)
     parser.add_argument("--source", required=True)
     parser.add_argument("--plugin", default="", help="libgather_nd_plugin.so, for the plugin tests")
+    parser.add_argument("--flaky-plugin", default="", help="libflaky_gather_plugin.so")
     args, rest = parser.parse_known_args()
     GSCHECK = os.path.abspath(args.gscheck)
     SOURCE = os.path.abspath(args.source)
     PLUGIN = os.path.abspath(args.plugin) if args.plugin else ""
+    FLAKY_PLUGIN = os.path.abspath(args.flaky_plugin) if args.flaky_plugin else ""
     unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
