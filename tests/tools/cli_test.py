@@ -366,8 +366,13 @@ class CliTest(unittest.TestCase):
         self.assertIn("tf messages:   yes", out)
 
     def backends(self):
+        """The backends this build can run here (a cuda build without a GPU lists cuda as
+        unavailable, on the line after its name)."""
         _, out, _ = self.gscheck("list-backends")
-        return [line for line in out.splitlines() if line and not line.startswith(" ")]
+        lines = out.splitlines()
+        return [line for i, line in enumerate(lines)
+                if line and not line.startswith(" ")
+                and not (i + 1 < len(lines) and lines[i + 1].startswith("  unavailable:"))]
 
 
 class CorpusSchemaTest(unittest.TestCase):
