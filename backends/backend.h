@@ -12,13 +12,13 @@ namespace gscheck {
 
 /// What a backend claims to implement: the contract it is graded against.
 struct Capabilities {
-  std::string name;                   ///< registry name, e.g. "cuda-emu"
-  std::vector<Op> ops;                ///< ops it implements
-  std::vector<DType> dtypes;          ///< element dtypes it implements (for every op listed)
-  std::vector<DType> index_dtypes;    ///< index dtypes it implements
-  std::vector<Semantics> semantics;   ///< device semantics it claims to follow
-  bool deterministic = true;          ///< same inputs give bit-identical outputs on every run
-  bool tf_messages = false;           ///< error messages promised to match TensorFlow's text
+  std::string name;                  ///< registry name, e.g. "cuda-emu"
+  std::vector<Op> ops;               ///< ops it implements
+  std::vector<DType> dtypes;         ///< element dtypes it implements (for every op listed)
+  std::vector<DType> index_dtypes;   ///< index dtypes it implements
+  std::vector<Semantics> semantics;  ///< device semantics it claims to follow
+  bool deterministic = true;         ///< same inputs give bit-identical outputs on every run
+  bool tf_messages = false;          ///< error messages promised to match TensorFlow's text
   /// Half types (float16, bfloat16) accumulated in float32 (widens the summation bound).
   bool accumulates_half_in_float = false;
 

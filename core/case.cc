@@ -4,15 +4,14 @@
 
 namespace gscheck {
 namespace {
-constexpr std::array<std::string_view, 8> kOpNames = {
-    "gather",
-    "gather_nd",
-    "scatter_nd",
-    "tensor_scatter_nd_update",
-    "tensor_scatter_nd_add",
-    "tensor_scatter_nd_sub",
-    "tensor_scatter_nd_min",
-    "tensor_scatter_nd_max"};
+constexpr std::array<std::string_view, 8> kOpNames = {"gather",
+                                                      "gather_nd",
+                                                      "scatter_nd",
+                                                      "tensor_scatter_nd_update",
+                                                      "tensor_scatter_nd_add",
+                                                      "tensor_scatter_nd_sub",
+                                                      "tensor_scatter_nd_min",
+                                                      "tensor_scatter_nd_max"};
 }  // namespace
 
 std::string_view op_name(Op op) { return kOpNames[static_cast<size_t>(op)]; }
@@ -70,7 +69,8 @@ int64_t input_bytes(const Case& c) {
     if (!*t) continue;
     const Tensor& x = **t;
     if (x.dtype() == DType::kString) {
-      for (const auto& s : x.strings()) total += static_cast<int64_t>(sizeof(std::string) + s.size());
+      for (const auto& s : x.strings())
+        total += static_cast<int64_t>(sizeof(std::string) + s.size());
     } else {
       total += static_cast<int64_t>(x.byte_size());
     }

@@ -13,19 +13,18 @@ namespace gscheck {
 
 /// The ops under test, named as TensorFlow's Python functions.
 enum class Op : unsigned char {
-  kGather,                 ///< tf.gather (GatherV2)
-  kGatherNd,               ///< tf.gather_nd (GatherNd)
-  kScatterNd,              ///< tf.scatter_nd (ScatterNd)
-  kTensorScatterUpdate,    ///< tf.tensor_scatter_nd_update
-  kTensorScatterAdd,       ///< tf.tensor_scatter_nd_add
-  kTensorScatterSub,       ///< tf.tensor_scatter_nd_sub
-  kTensorScatterMin,       ///< tf.tensor_scatter_nd_min
-  kTensorScatterMax,       ///< tf.tensor_scatter_nd_max
+  kGather,               ///< tf.gather (GatherV2)
+  kGatherNd,             ///< tf.gather_nd (GatherNd)
+  kScatterNd,            ///< tf.scatter_nd (ScatterNd)
+  kTensorScatterUpdate,  ///< tf.tensor_scatter_nd_update
+  kTensorScatterAdd,     ///< tf.tensor_scatter_nd_add
+  kTensorScatterSub,     ///< tf.tensor_scatter_nd_sub
+  kTensorScatterMin,     ///< tf.tensor_scatter_nd_min
+  kTensorScatterMax,     ///< tf.tensor_scatter_nd_max
 };
-inline constexpr Op kAllOps[] = {Op::kGather,           Op::kGatherNd,          Op::kScatterNd,
-                                 Op::kTensorScatterUpdate, Op::kTensorScatterAdd,
-                                 Op::kTensorScatterSub, Op::kTensorScatterMin,
-                                 Op::kTensorScatterMax};
+inline constexpr Op kAllOps[] = {
+    Op::kGather,           Op::kGatherNd,         Op::kScatterNd,        Op::kTensorScatterUpdate,
+    Op::kTensorScatterAdd, Op::kTensorScatterSub, Op::kTensorScatterMin, Op::kTensorScatterMax};
 
 /// "gather", "gather_nd", "scatter_nd", "tensor_scatter_nd_update", ...
 std::string_view op_name(Op op);
@@ -80,9 +79,9 @@ using Outcome = Expected<Tensor>;
 
 /// What a case file says the outcome must be.
 struct Expect {
-  std::optional<Tensor> output;             ///< the expected output tensor, or
-  std::optional<ErrorClass> error_class;    ///< the expected error class
-  std::optional<std::string> error_regex;   ///< ECMAScript regex the message must match (search)
+  std::optional<Tensor> output;            ///< the expected output tensor, or
+  std::optional<ErrorClass> error_class;   ///< the expected error class
+  std::optional<std::string> error_regex;  ///< ECMAScript regex the message must match (search)
 };
 
 /// A case and, optionally, its expected outcome: the content of one case file.

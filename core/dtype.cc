@@ -6,8 +6,8 @@
 namespace gscheck {
 namespace {
 constexpr std::array<std::string_view, 16> kNames = {
-    "bool",    "int8",     "int16",   "int32",   "int64",     "uint8",      "uint16", "uint32",
-    "uint64",  "float16",  "bfloat16", "float32", "float64",  "complex64", "complex128", "string"};
+    "bool",   "int8",    "int16",    "int32",   "int64",   "uint8",     "uint16",     "uint32",
+    "uint64", "float16", "bfloat16", "float32", "float64", "complex64", "complex128", "string"};
 }  // namespace
 
 std::string_view dtype_name(DType dt) { return kNames[static_cast<size_t>(dt)]; }
@@ -68,7 +68,7 @@ Float16 float16_from_float(float f) {
     return {static_cast<uint16_t>(sign | 0x7e00u | ((ax >> 13) & 0x3ffu))};
   }
   if (ax >= 0x477ff000u) return {static_cast<uint16_t>(sign | 0x7c00u)};  // rounds to inf
-  if (ax < 0x38800000u) {  // result is subnormal or zero
+  if (ax < 0x38800000u) {                 // result is subnormal or zero
     if (ax < 0x33000000u) return {sign};  // below half the smallest subnormal
     const uint32_t e = ax >> 23;
     const uint32_t m = (ax & 0x7fffffu) | 0x800000u;
@@ -91,7 +91,8 @@ float to_float(BFloat16 b) { return std::bit_cast<float>(static_cast<uint32_t>(b
 
 BFloat16 bfloat16_from_float(float f) {
   const uint32_t x = std::bit_cast<uint32_t>(f);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return {static_cast<uint16_t>((x & 0x80000000u) ? 0xffc0u : 0x7fc0u)};
+  if ((x & 0x7fffffffu) > 0x7f800000u)
+    return {static_cast<uint16_t>((x & 0x80000000u) ? 0xffc0u : 0x7fc0u)};
   const uint32_t lsb = (x >> 16) & 1u;
   return {static_cast<uint16_t>((x + 0x7fffu + lsb) >> 16)};
 }

@@ -35,10 +35,10 @@ enum class DType : unsigned char {
 
 /// All dtypes, in enum order.
 inline constexpr DType kAllDTypes[] = {
-    DType::kBool,    DType::kInt8,     DType::kInt16,   DType::kInt32,     DType::kInt64,
-    DType::kUInt8,   DType::kUInt16,   DType::kUInt32,  DType::kUInt64,    DType::kFloat16,
-    DType::kBFloat16, DType::kFloat32, DType::kFloat64, DType::kComplex64, DType::kComplex128,
-    DType::kString};
+    DType::kBool,    DType::kInt8,      DType::kInt16,      DType::kInt32,
+    DType::kInt64,   DType::kUInt8,     DType::kUInt16,     DType::kUInt32,
+    DType::kUInt64,  DType::kFloat16,   DType::kBFloat16,   DType::kFloat32,
+    DType::kFloat64, DType::kComplex64, DType::kComplex128, DType::kString};
 
 /// IEEE binary16, stored as its bits; arithmetic goes through float as in Eigen::half.
 struct Float16 {
@@ -68,9 +68,9 @@ std::optional<DType> dtype_from_name(std::string_view name);
 std::size_t dtype_size(DType dt);
 
 /// Predicates used by validation and generators.
-bool is_integer(DType dt);   ///< int8..int64, uint8..uint64
-bool is_floating(DType dt);  ///< float16, bfloat16, float32, float64
-bool is_complex(DType dt);   ///< complex64, complex128
+bool is_integer(DType dt);      ///< int8..int64, uint8..uint64
+bool is_floating(DType dt);     ///< float16, bfloat16, float32, float64
+bool is_complex(DType dt);      ///< complex64, complex128
 bool is_real_number(DType dt);  ///< is_integer || is_floating
 bool is_index_dtype(DType dt);  ///< int16, int32, int64 (int16 only on TF's CPU kernels)
 
@@ -86,22 +86,38 @@ struct TypeTag {
 template <class F>
 decltype(auto) visit_dtype(DType dt, F&& f) {
   switch (dt) {
-    case DType::kBool: return f(TypeTag<bool>{});
-    case DType::kInt8: return f(TypeTag<int8_t>{});
-    case DType::kInt16: return f(TypeTag<int16_t>{});
-    case DType::kInt32: return f(TypeTag<int32_t>{});
-    case DType::kInt64: return f(TypeTag<int64_t>{});
-    case DType::kUInt8: return f(TypeTag<uint8_t>{});
-    case DType::kUInt16: return f(TypeTag<uint16_t>{});
-    case DType::kUInt32: return f(TypeTag<uint32_t>{});
-    case DType::kUInt64: return f(TypeTag<uint64_t>{});
-    case DType::kFloat16: return f(TypeTag<Float16>{});
-    case DType::kBFloat16: return f(TypeTag<BFloat16>{});
-    case DType::kFloat32: return f(TypeTag<float>{});
-    case DType::kFloat64: return f(TypeTag<double>{});
-    case DType::kComplex64: return f(TypeTag<std::complex<float>>{});
-    case DType::kComplex128: return f(TypeTag<std::complex<double>>{});
-    case DType::kString: return f(TypeTag<std::string>{});
+    case DType::kBool:
+      return f(TypeTag<bool>{});
+    case DType::kInt8:
+      return f(TypeTag<int8_t>{});
+    case DType::kInt16:
+      return f(TypeTag<int16_t>{});
+    case DType::kInt32:
+      return f(TypeTag<int32_t>{});
+    case DType::kInt64:
+      return f(TypeTag<int64_t>{});
+    case DType::kUInt8:
+      return f(TypeTag<uint8_t>{});
+    case DType::kUInt16:
+      return f(TypeTag<uint16_t>{});
+    case DType::kUInt32:
+      return f(TypeTag<uint32_t>{});
+    case DType::kUInt64:
+      return f(TypeTag<uint64_t>{});
+    case DType::kFloat16:
+      return f(TypeTag<Float16>{});
+    case DType::kBFloat16:
+      return f(TypeTag<BFloat16>{});
+    case DType::kFloat32:
+      return f(TypeTag<float>{});
+    case DType::kFloat64:
+      return f(TypeTag<double>{});
+    case DType::kComplex64:
+      return f(TypeTag<std::complex<float>>{});
+    case DType::kComplex128:
+      return f(TypeTag<std::complex<double>>{});
+    case DType::kString:
+      return f(TypeTag<std::string>{});
   }
   GSCHECK_CHECK(false && "unknown dtype");
   __builtin_unreachable();
@@ -111,9 +127,11 @@ decltype(auto) visit_dtype(DType dt, F&& f) {
 template <class T>
 constexpr DType dtype_of();
 
-#define GSCHECK_DTYPE_OF(T, D) \
-  template <>                  \
-  constexpr DType dtype_of<T>() { return D; }
+#define GSCHECK_DTYPE_OF(T, D)    \
+  template <>                     \
+  constexpr DType dtype_of<T>() { \
+    return D;                     \
+  }
 GSCHECK_DTYPE_OF(bool, DType::kBool)
 GSCHECK_DTYPE_OF(int8_t, DType::kInt8)
 GSCHECK_DTYPE_OF(int16_t, DType::kInt16)

@@ -10,9 +10,9 @@
 #include <variant>
 
 /// Checked precondition: a programmer error aborts with the failed condition and its place.
-#define GSCHECK_CHECK(cond)                                                            \
-  do {                                                                                 \
-    if (!(cond)) ::gscheck::detail::check_failed(#cond, __FILE__, __LINE__);           \
+#define GSCHECK_CHECK(cond)                                                  \
+  do {                                                                       \
+    if (!(cond)) ::gscheck::detail::check_failed(#cond, __FILE__, __LINE__); \
   } while (0)
 
 namespace gscheck {
@@ -66,7 +66,7 @@ class [[nodiscard]] Status {
 template <class T>
 class [[nodiscard]] Expected {
  public:
-  Expected(T value) : v_(std::in_place_index<0>, std::move(value)) {}   // NOLINT
+  Expected(T value) : v_(std::in_place_index<0>, std::move(value)) {}      // NOLINT
   Expected(Error error) : v_(std::in_place_index<1>, std::move(error)) {}  // NOLINT
   bool ok() const { return v_.index() == 0; }
   T& value() & {
@@ -96,15 +96,17 @@ class [[nodiscard]] Expected {
 };
 
 /// Shorthands for building errors.
-inline Error invalid_argument(std::string msg) { return {ErrorClass::kInvalidArgument, std::move(msg)}; }
+inline Error invalid_argument(std::string msg) {
+  return {ErrorClass::kInvalidArgument, std::move(msg)};
+}
 inline Error bad_index(std::string msg) { return {ErrorClass::kBadIndex, std::move(msg)}; }
 inline Error parse_error(std::string msg) { return {ErrorClass::kParse, std::move(msg)}; }
 
 }  // namespace gscheck
 
 /// Propagate an error from an expression yielding Status or Expected.
-#define GSCHECK_RETURN_IF_ERROR(expr)              \
-  do {                                             \
-    auto gscheck_status_ = (expr);                 \
+#define GSCHECK_RETURN_IF_ERROR(expr)                          \
+  do {                                                         \
+    auto gscheck_status_ = (expr);                             \
     if (!gscheck_status_.ok()) return gscheck_status_.error(); \
   } while (0)

@@ -35,14 +35,17 @@ static int32_t run(const gsc_call* call, gsc_result* result) {
   const gsc_tensor* params = call->params;
   const gsc_tensor* indices = call->indices;
   const char* policy = call->bad_indices_policy;
-  if (strcmp(policy, "") && strcmp(policy, "DEFAULT") && strcmp(policy, "IGNORE")) {
-    if (!strcmp(policy, "ERROR")) return fail(result, GSC_UNIMPLEMENTED, "no ERROR policy");
-    snprintf(result->message, sizeof result->message,
-             "Unknown bad indices handling attribute: %s", policy);
-    return GSC_INVALID_ARGUMENT;
-  }
+  /* batch_dims is checked by TensorFlow's Python before any kernel: leave it to gscheck's
+   * UNIMPLEMENTED rather than answer in the wrong order. */
   if (call->op != GSC_GATHER_ND || call->batch_dims != 0)
     return fail(result, GSC_UNIMPLEMENTED, "only gather_nd without batch_dims");
+  if (strcmp(policy, "") && strcmp(policy, "DEFAULT") && strcmp(policy, "IGNORE")) {
+    if (!strcmp(policy, "ERROR")) return fail(result, GSC_UNIMPLEMENTED, "no ERROR policy");
+    /* TensorFlow registers GatherNd only for the known policies: no kernel, no op. */
+    snprintf(result->message, sizeof result->message,
+             "no gather_nd kernel for bad_indices_policy \"%s\"", policy);
+    return GSC_UNSUPPORTED;
+  }
   if (params->rank < 1) return fail(result, GSC_INVALID_ARGUMENT, "params must be at least a vector");
   if (indices->rank < 1)
     return fail(result, GSC_INVALID_ARGUMENT, "indices must be at least a vector");

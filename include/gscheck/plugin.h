@@ -21,15 +21,34 @@ extern "C" {
 
 /* Element types, named as TensorFlow names them. */
 enum gsc_dtype {
-  GSC_BOOL = 0, GSC_INT8, GSC_INT16, GSC_INT32, GSC_INT64, GSC_UINT8, GSC_UINT16, GSC_UINT32,
-  GSC_UINT64, GSC_FLOAT16, GSC_BFLOAT16, GSC_FLOAT32, GSC_FLOAT64, GSC_COMPLEX64, GSC_COMPLEX128,
+  GSC_BOOL = 0,
+  GSC_INT8,
+  GSC_INT16,
+  GSC_INT32,
+  GSC_INT64,
+  GSC_UINT8,
+  GSC_UINT16,
+  GSC_UINT32,
+  GSC_UINT64,
+  GSC_FLOAT16,
+  GSC_BFLOAT16,
+  GSC_FLOAT32,
+  GSC_FLOAT64,
+  GSC_COMPLEX64,
+  GSC_COMPLEX128,
   GSC_STRING
 };
 
 /* Ops. */
 enum gsc_op {
-  GSC_GATHER = 0, GSC_GATHER_ND, GSC_SCATTER_ND, GSC_TENSOR_SCATTER_UPDATE,
-  GSC_TENSOR_SCATTER_ADD, GSC_TENSOR_SCATTER_SUB, GSC_TENSOR_SCATTER_MIN, GSC_TENSOR_SCATTER_MAX
+  GSC_GATHER = 0,
+  GSC_GATHER_ND,
+  GSC_SCATTER_ND,
+  GSC_TENSOR_SCATTER_UPDATE,
+  GSC_TENSOR_SCATTER_ADD,
+  GSC_TENSOR_SCATTER_SUB,
+  GSC_TENSOR_SCATTER_MIN,
+  GSC_TENSOR_SCATTER_MAX
 };
 
 /* Device semantics (see the spec): what bad indices and duplicates do. */
@@ -68,8 +87,8 @@ typedef void* (*gsc_alloc_output_fn)(void* ctx, int32_t dtype, int32_t rank, con
 
 /* One op call. Inputs a given op does not take are NULL. */
 typedef struct gsc_call {
-  int32_t op;        /* enum gsc_op */
-  int32_t semantics; /* enum gsc_semantics */
+  int32_t op;                /* enum gsc_op */
+  int32_t semantics;         /* enum gsc_semantics */
   const gsc_tensor* params;  /* gather, gather_nd */
   const gsc_tensor* indices; /* every op */
   const gsc_tensor* updates; /* scatter ops */
@@ -89,15 +108,15 @@ typedef struct gsc_result {
 
 /* The contract a plugin declares; gscheck grades it against exactly this. */
 typedef struct gsc_plugin_v1 {
-  uint32_t abi_version;    /* GSCHECK_PLUGIN_ABI_VERSION */
-  const char* name;        /* e.g. "acme-gather 2.3" */
-  uint32_t ops;            /* bit (1u << gsc_op) per op implemented */
-  uint64_t dtypes;         /* bit (1ull << gsc_dtype) per element dtype implemented */
-  uint32_t index_dtypes;   /* bit (1u << gsc_dtype) per index dtype (GSC_INT32, GSC_INT64) */
-  uint32_t semantics;      /* bit (1u << gsc_semantics) per semantics claimed */
-  int32_t deterministic;   /* nonzero: identical outputs on every run */
-  int32_t tf_messages;     /* nonzero: error messages match TensorFlow's text */
-  int32_t half_in_float;   /* nonzero: float16/bfloat16 sums accumulate in float32 */
+  uint32_t abi_version;  /* GSCHECK_PLUGIN_ABI_VERSION */
+  const char* name;      /* e.g. "acme-gather 2.3" */
+  uint32_t ops;          /* bit (1u << gsc_op) per op implemented */
+  uint64_t dtypes;       /* bit (1ull << gsc_dtype) per element dtype implemented */
+  uint32_t index_dtypes; /* bit (1u << gsc_dtype) per index dtype (GSC_INT32, GSC_INT64) */
+  uint32_t semantics;    /* bit (1u << gsc_semantics) per semantics claimed */
+  int32_t deterministic; /* nonzero: identical outputs on every run */
+  int32_t tf_messages;   /* nonzero: error messages match TensorFlow's text */
+  int32_t half_in_float; /* nonzero: float16/bfloat16 sums accumulate in float32 */
   /* Run one call; return an enum gsc_code, filling result->message on errors. */
   int32_t (*run)(const gsc_call* call, gsc_result* result);
 } gsc_plugin_v1;

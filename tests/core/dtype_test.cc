@@ -41,9 +41,9 @@ TEST(Float16, EveryHalfRoundTripsThroughFloat) {
 TEST(Float16, RoundsToNearestEven) {
   EXPECT_EQ(float16_from_float(1.0f).bits, 0x3c00);
   EXPECT_EQ(float16_from_float(65504.0f).bits, 0x7bff);
-  EXPECT_EQ(float16_from_float(65520.0f).bits, 0x7c00);  // halfway to inf rounds up
-  EXPECT_EQ(float16_from_float(1.0f + 1.0f / 2048).bits, 0x3c00);  // tie to even
-  EXPECT_EQ(float16_from_float(1.0f + 3.0f / 2048).bits, 0x3c02);  // tie to even, upward
+  EXPECT_EQ(float16_from_float(65520.0f).bits, 0x7c00);               // halfway to inf rounds up
+  EXPECT_EQ(float16_from_float(1.0f + 1.0f / 2048).bits, 0x3c00);     // tie to even
+  EXPECT_EQ(float16_from_float(1.0f + 3.0f / 2048).bits, 0x3c02);     // tie to even, upward
   EXPECT_EQ(float16_from_float(std::ldexp(1.0f, -25)).bits, 0x0000);  // tie to even zero
   EXPECT_EQ(float16_from_float(std::ldexp(1.5f, -25)).bits, 0x0001);
   EXPECT_EQ(float16_from_float(-0.0f).bits, 0x8000);
