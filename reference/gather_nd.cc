@@ -40,18 +40,8 @@ int64_t gather_nd_rows(const Tensor& params, const Tensor& indices, Tensor& out,
     for_each_row_prefetched(
         g.rows_per_batch,
         [&](int64_t i) {
-          const Index* row = ix + (first + i) * g.depth;
-          int64_t offset = base;
-          bool ok = true;
-          for (int k = 0; k < g.depth; ++k) {
-            const int64_t v = static_cast<int64_t>(row[k]);
-            if (!in_range(v, g.dims[k])) {
-              ok = false;  // never multiply an out-of-range value: it could overflow
-              break;
-            }
-            offset += v * g.strides[k];
-          }
-          return ok ? offset * g.slice : int64_t{-1};
+          return row_slice_offset(ix + (first + i) * g.depth, g.depth, g.dims, g.strides, base,
+                                  g.slice);
         },
         [&](int64_t offset) {
           if constexpr (!std::is_same_v<T, std::string>) {

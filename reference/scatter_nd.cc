@@ -297,18 +297,7 @@ int64_t scatter_rows(const Index* ix, const T* upd, T* out, const Geometry& geo,
   for_each_row_prefetched(
       g.rows,
       [&](int64_t r) {
-        const Index* row = ix + r * g.depth;
-        int64_t offset = 0;
-        bool ok = true;
-        for (int k = 0; k < g.depth; ++k) {
-          const int64_t v = static_cast<int64_t>(row[k]);
-          if (!in_range(v, g.dims[k])) {
-            ok = false;  // never multiply an out-of-range value: it could overflow
-            break;
-          }
-          offset += v * g.strides[k];
-        }
-        return ok ? offset * g.slice : int64_t{-1};
+        return row_slice_offset(ix + r * g.depth, g.depth, g.dims, g.strides, 0, g.slice);
       },
       [&](int64_t offset) {
         if constexpr (!std::is_same_v<T, std::string>) {

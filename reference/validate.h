@@ -120,4 +120,19 @@ inline bool in_range(int64_t v, int64_t dim) {
   return static_cast<uint64_t>(v) < static_cast<uint64_t>(dim);
 }
 
+/// The element offset of the slice an index row addresses (base + sum of coordinate * stride, in
+/// slices, times slice), or -1 when a coordinate is out of range. Each coordinate is checked
+/// before it is multiplied, so a huge value cannot overflow.
+template <class Index>
+int64_t row_slice_offset(const Index* row, int depth, const int64_t* dims, const int64_t* strides,
+                         int64_t base, int64_t slice) {
+  int64_t offset = base;
+  for (int k = 0; k < depth; ++k) {
+    const int64_t v = static_cast<int64_t>(row[k]);
+    if (!in_range(v, dims[k])) return -1;
+    offset += v * strides[k];
+  }
+  return offset * slice;
+}
+
 }  // namespace gscheck::reference::detail
