@@ -39,20 +39,7 @@ void check_gather_shape_and_errors(const Targets& ts) {
 }
 
 void check_gather_bit_exact(const Targets& ts) {
-  const Case c = *gen::cases(gather_only());
-  tag_case(c);
-  const Outcome ref = reference_outcome(c);
-  if (!ref.ok()) return;  // errors are the shape property's and the differential's business
-  const std::optional<Geometry> g = geometry(c);
-  RC_ASSERT(g.has_value());
-  const Tensor want = expected_gather(c, *g);
-  assert_bit_equal("reference", want, ref.value());
-  for (const Target& t : ts) {
-    const std::optional<Outcome> got = run_on(t, c);
-    if (!got) continue;
-    if (!got->ok()) RC_FAIL(t.name + ": " + outcome_text(*got));
-    assert_bit_equal(t.name, want, got->value());
-  }
+  check_bit_exact(ts, *gen::cases(gather_only()), expected_gather);
 }
 
 void check_gather_axis0_is_gather_nd(const Targets& ts) {
@@ -85,50 +72,10 @@ void check_gather_batch_dims_loop(const Targets& ts) {
   gen::Constraints k = gather_only();
   k.require_batch_dims = true;
   const Case c = *gen::cases(k);
-  tag_case(c);
-  const std::optional<Geometry> g = geometry(c);
-  RC_ASSERT(g.has_value());
-  const auto bd = static_cast<size_t>(g->batch_dims);
-  const auto& pd = c.params->shape().dims();
-  const auto& id = c.indices->shape().dims();
-  const Shape sub_params(
-      std::vector<int64_t>(pd.begin() + static_cast<std::ptrdiff_t>(bd), pd.end()));
-  const Shape sub_indices(
-      std::vector<int64_t>(id.begin() + static_cast<std::ptrdiff_t>(bd), id.end()));
-  for (const Target& t : ts) {
-    const std::optional<Outcome> whole = run_on(t, c);
-    if (!whole) continue;
-    Tensor joined = Tensor::zeros(c.params->dtype(), g->out_shape, INT64_MAX).value();
-    std::optional<Error> failed;
-    bool unclaimed = false;
-    int64_t at = 0;
-    for (int64_t b = 0; b < g->batches && !failed; ++b) {
-      Case one;
-      one.name = c.name + "/batch_" + std::to_string(b);
-      one.op = Op::kGather;
-      one.semantics = c.semantics;
-      one.params = block(*c.params, g->batches, b, sub_params);
-      one.indices = block(*c.indices, g->batches, b, sub_indices);
-      one.axis = Tensor::from_values<int64_t>(Shape{}, {g->axis - g->batch_dims});
-      const std::optional<Outcome> part = run_on(t, one);
-      if (!part) {
-        unclaimed = true;
-        break;
-      }
-      if (!part->ok()) {
-        failed = part->error();
-        break;
-      }
-      for (int64_t i = 0; i < part->value().num_elements(); ++i)
-        copy_element(joined, at++, part->value(), i);
-    }
-    if (unclaimed) continue;
-    if (whole->ok() != !failed.has_value() || (failed && whole->error().cls != failed->cls)) {
-      RC_FAIL(t.name + ": batched gather gives " + outcome_text(*whole) + ", the per-batch loop " +
-              (failed ? "fails: " + failed->message : std::string("succeeds")));
-    }
-    if (whole->ok()) assert_bit_equal(t.name + " (per-batch loop)", joined, whole->value());
-  }
+  // Within one batch the axis counts from the batch's own first dim.
+  check_batch_dims_loop(ts, c, [](Case& one, const Geometry& g) {
+    one.axis = Tensor::from_values<int64_t>(Shape{}, {g.axis - g.batch_dims});
+  });
 }
 
 }  // namespace gscheck::props

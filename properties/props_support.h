@@ -2,6 +2,7 @@
 // comparison, and persisting a failing differential case under corpus/regressions/.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -68,5 +69,16 @@ void assert_bit_equal(const std::string& who, const Tensor& want, const Tensor& 
 Tensor block(const Tensor& t, int64_t parts, int64_t which, const Shape& shape);
 /// t with new_shape (same element count), e.g. indices with a trailing depth-1 dim.
 Tensor reshaped(const Tensor& t, const Shape& new_shape);
+
+/// Every element of c's output on every target (and on the reference) is bit-identical to
+/// expected(c, geometry); cases the reference refuses are left to the other properties.
+void check_bit_exact(const Targets& ts, const Case& c,
+                     const std::function<Tensor(const Case&, const Geometry&)>& expected);
+/// c (a gather or gather_nd with batch_dims > 0) gives, on every target, the same error class
+/// as a loop over its batches, or the loop's outputs joined. Each batch's case gets c's op,
+/// semantics, a name after c's and the batch's params and indices; per_batch adds the op's own
+/// fields (given c's geometry).
+void check_batch_dims_loop(const Targets& ts, const Case& c,
+                           const std::function<void(Case&, const Geometry&)>& per_batch);
 
 }  // namespace gscheck::props
