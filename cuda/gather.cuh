@@ -41,16 +41,8 @@ Outcome run_gather(Exec& ex, const Case& c, const GatherPlan& p, const RunConfig
   auto out = Tensor::uninitialized(params.dtype(), p.out_shape);
   if (!out.ok() || p.out_elements == 0) return out;
   const auto elem = static_cast<uint32_t>(dtype_size(params.dtype()));
-  const auto* h_params = reinterpret_cast<const uint8_t*>(params.data());
-  auto d_params = upload(ex, h_params, params.byte_size());
-  if (!d_params.ok()) return d_params.error();
-  auto d_indices = upload(ex, indices.data(), indices.byte_size());
-  if (!d_indices.ok()) return d_indices.error();
-  auto g = GuardedOutput<Exec>::create(ex, out->byte_size(),
-                                       choose_poison(h_params, params.byte_size(), elem));
-  if (!g.ok()) return g.error();
-  auto bad = BadRecord<Exec>::create(ex);
-  if (!bad.ok()) return bad.error();
+  auto bufs = GatherBuffers<Exec>::create(ex, params, indices, out->byte_size(), elem);
+  if (!bufs.ok()) return bufs.error();
 
   const int64_t counts[] = {params.num_elements(), indices.num_elements(), p.out_elements};
   const uint64_t rows = static_cast<uint64_t>(p.batch * p.outer * p.n_idx);
@@ -58,16 +50,15 @@ Outcome run_gather(Exec& ex, const Case& c, const GatherPlan& p, const RunConfig
     using Index = decltype(index_tag);
     return with_offset_type(counts, [&](auto off_tag) -> Status {
       using Off = decltype(off_tag);
-      GatherIndexMap<Index, Off> map{reinterpret_cast<const Index*>(d_indices->get()),
+      GatherIndexMap<Index, Off> map{reinterpret_cast<const Index*>(bufs->indices.get()),
                                      static_cast<Off>(p.n_idx), static_cast<Off>(p.outer),
-                                     static_cast<Off>(p.axis_dim), bad->ptr()};
-      return launch_gather<Off>(ex, map, d_params->get(), g->data(), rows,
+                                     static_cast<Off>(p.axis_dim), bufs->bad.ptr()};
+      return launch_gather<Off>(ex, map, bufs->params.get(), bufs->out.data(), rows,
                                 static_cast<uint64_t>(p.inner), elem);
     });
   });
   if (!st.ok()) return st.error();
-  GSCHECK_RETURN_IF_ERROR(g->finish(ex, reinterpret_cast<uint8_t*>(out->data()), elem));
-  auto b = bad->read(ex);
+  auto b = bufs->finish(ex, *out, elem);
   if (!b.ok()) return b.error();
   if (cfg.checked && b->any()) {  // TensorFlow reports the first bad index
     return bad_index("indices" + position_string(indices.shape().dims(), b->first) + " = " +

@@ -46,16 +46,8 @@ Outcome run_gather_nd(Exec& ex, const Case& c, const GatherNdPlan& p, const RunC
   auto out = Tensor::uninitialized(params.dtype(), p.out_shape);
   if (!out.ok() || p.out_elements == 0) return out;
   const auto elem = static_cast<uint32_t>(dtype_size(params.dtype()));
-  const auto* h_params = reinterpret_cast<const uint8_t*>(params.data());
-  auto d_params = upload(ex, h_params, params.byte_size());
-  if (!d_params.ok()) return d_params.error();
-  auto d_indices = upload(ex, indices.data(), indices.byte_size());
-  if (!d_indices.ok()) return d_indices.error();
-  auto g = GuardedOutput<Exec>::create(ex, out->byte_size(),
-                                       choose_poison(h_params, params.byte_size(), elem));
-  if (!g.ok()) return g.error();
-  auto bad = BadRecord<Exec>::create(ex);
-  if (!bad.ok()) return bad.error();
+  auto bufs = GatherBuffers<Exec>::create(ex, params, indices, out->byte_size(), elem);
+  if (!bufs.ok()) return bufs.error();
 
   const int64_t counts[] = {params.num_elements(), indices.num_elements(), p.out_elements};
   Status st = with_index_type(indices.dtype(), [&](auto index_tag) -> Status {
@@ -63,7 +55,7 @@ Outcome run_gather_nd(Exec& ex, const Case& c, const GatherNdPlan& p, const RunC
     return with_offset_type(counts, [&](auto off_tag) -> Status {
       using Off = decltype(off_tag);
       GatherNdIndexMap<Index, Off> map{};
-      map.d_indices = reinterpret_cast<const Index*>(d_indices->get());
+      map.d_indices = reinterpret_cast<const Index*>(bufs->indices.get());
       map.depth = p.depth;
       map.rows_per_batch = static_cast<Off>(p.rows_per_batch);
       map.batch_stride = static_cast<Off>(p.batch_stride);
@@ -71,14 +63,14 @@ Outcome run_gather_nd(Exec& ex, const Case& c, const GatherNdPlan& p, const RunC
         map.dims[k] = static_cast<Off>(p.dims[k]);
         map.strides[k] = static_cast<Off>(p.strides[k]);
       }
-      map.d_bad = bad->ptr();
-      return launch_gather<Off>(ex, map, d_params->get(), g->data(), static_cast<uint64_t>(p.rows),
-                                static_cast<uint64_t>(p.slice), elem);
+      map.d_bad = bufs->bad.ptr();
+      return launch_gather<Off>(ex, map, bufs->params.get(), bufs->out.data(),
+                                static_cast<uint64_t>(p.rows), static_cast<uint64_t>(p.slice),
+                                elem);
     });
   });
   if (!st.ok()) return st.error();
-  GSCHECK_RETURN_IF_ERROR(g->finish(ex, reinterpret_cast<uint8_t*>(out->data()), elem));
-  auto b = bad->read(ex);
+  auto b = bufs->finish(ex, *out, elem);
   if (!b.ok()) return b.error();
   if (cfg.checked && b->any()) {
     // TensorFlow reports the last bad row, its tuple with the batch coordinates prepended.

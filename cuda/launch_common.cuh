@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/case.h"
+#include "cuda/guarded_output.h"
 #include "cuda/portability.h"
 #include "cuda/slice_copy.cuh"
 
@@ -49,6 +50,39 @@ class BadRecord {
  private:
   explicit BadRecord(typename Exec::Buffer b) : buf_(std::move(b)) {}
   typename Exec::Buffer buf_;
+};
+
+/// The device side of one gather or gather_nd launch: params and indices uploaded, the output
+/// guarded and poisoned with a byte value params lacks, and the bad-index record.
+template <class Exec>
+struct GatherBuffers {
+  typename Exec::Buffer params;
+  typename Exec::Buffer indices;
+  GuardedOutput<Exec> out;
+  BadRecord<Exec> bad;
+
+  static Expected<GatherBuffers> create(Exec& ex, const Tensor& params, const Tensor& indices,
+                                        uint64_t out_bytes, uint32_t elem_bytes) {
+    const auto* h_params = reinterpret_cast<const uint8_t*>(params.data());
+    auto d_params = upload(ex, h_params, params.byte_size());
+    if (!d_params.ok()) return d_params.error();
+    auto d_indices = upload(ex, indices.data(), indices.byte_size());
+    if (!d_indices.ok()) return d_indices.error();
+    auto g = GuardedOutput<Exec>::create(ex, out_bytes,
+                                         choose_poison(h_params, params.byte_size(), elem_bytes));
+    if (!g.ok()) return g.error();
+    auto b = BadRecord<Exec>::create(ex);
+    if (!b.ok()) return b.error();
+    return Expected<GatherBuffers>(
+        GatherBuffers{std::move(*d_params), std::move(*d_indices), std::move(*g), std::move(*b)});
+  }
+
+  /// Copy the output to host_out, checking guards and poison, then read the bad-index record.
+  Expected<BadPositions> finish(Exec& ex, Tensor& host_out, uint32_t elem_bytes) {
+    GSCHECK_RETURN_IF_ERROR(
+        out.finish(ex, reinterpret_cast<uint8_t*>(host_out.data()), elem_bytes));
+    return bad.read(ex);
+  }
 };
 
 /// f(Index{}) with Index = int32_t or int64_t for the index dtype; other dtypes are unimplemented.
