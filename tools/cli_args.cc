@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
+#include <utility>
 
 namespace gscheck::tools {
 
@@ -60,6 +62,21 @@ Expected<int64_t> parse_int_option(const std::string& name, const std::string& t
     return parse_error(name + ": expected an integer in [" + std::to_string(lo) + ", " +
                        std::to_string(hi) + "], got '" + text + "'");
   return v;
+}
+
+CommandLine parse_command_line(const std::vector<std::string>& args,
+                               const std::vector<OptionSpec>& specs, const char* command,
+                               const char* usage) {
+  auto parsed = parse_args(args, specs);
+  if (!parsed.ok()) {
+    std::fprintf(stderr, "%s: %s\n%s", command, parsed.error().message.c_str(), usage);
+    return {std::nullopt, 2};
+  }
+  if (parsed->has("--help")) {
+    std::fputs(usage, stdout);
+    return {std::nullopt, 0};
+  }
+  return {std::move(*parsed), 0};
 }
 
 }  // namespace gscheck::tools

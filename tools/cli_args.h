@@ -30,6 +30,20 @@ struct ParsedArgs {
 Expected<ParsedArgs> parse_args(const std::vector<std::string>& args,
                                 const std::vector<OptionSpec>& specs);
 
+/// A subcommand's parsed command line, or the exit status when parsing already finished the
+/// command.
+struct CommandLine {
+  std::optional<ParsedArgs> args;  ///< empty when the command is done
+  int exit_status = 0;             ///< meaningful only when args is empty
+};
+
+/// parse_args for the subcommand `command` ("gscheck eval"): for --help prints `usage` to stdout
+/// (exit status 0); for a malformed line prints "<command>: <what is wrong>" and `usage` to stderr
+/// (exit status 2).
+CommandLine parse_command_line(const std::vector<std::string>& args,
+                               const std::vector<OptionSpec>& specs, const char* command,
+                               const char* usage);
+
 /// A decimal integer option value in [lo, hi]; the error names the option.
 Expected<int64_t> parse_int_option(const std::string& name, const std::string& text, int64_t lo,
                                    int64_t hi);

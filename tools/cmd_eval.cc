@@ -33,27 +33,23 @@ constexpr const char* kUsage =
 }  // namespace
 
 int cmd_eval(const std::vector<std::string>& args) {
-  auto parsed = parse_args(args, {{"--backend", true},
+  auto line = parse_command_line(args,
+                                 {{"--backend", true},
                                   {"--report", true},
                                   {"--junit", true},
                                   {"--max-bytes", true},
                                   {"--repeat", true},
                                   {"--matrix", false},
-                                  {"--quiet", false}});
-  if (!parsed.ok()) {
-    std::fprintf(stderr, "gscheck eval: %s\n%s", parsed.error().message.c_str(), kUsage);
-    return 2;
-  }
-  if (parsed->has("--help")) {
-    std::fputs(kUsage, stdout);
-    return 0;
-  }
-  if (parsed->positional.empty()) {
+                                  {"--quiet", false}},
+                                 "gscheck eval", kUsage);
+  if (!line.args) return line.exit_status;
+  const ParsedArgs& parsed = *line.args;
+  if (parsed.positional.empty()) {
     std::fprintf(stderr, "gscheck eval: no case files given\n%s", kUsage);
     return 2;
   }
   int64_t max_bytes = kDefaultMaxCaseBytes;
-  if (auto v = parsed->value("--max-bytes")) {
+  if (auto v = parsed.value("--max-bytes")) {
     auto n = parse_int_option("--max-bytes", *v, 1, INT64_MAX);
     if (!n.ok()) {
       std::fprintf(stderr, "gscheck eval: %s\n", n.error().message.c_str());
@@ -61,7 +57,7 @@ int cmd_eval(const std::vector<std::string>& args) {
     }
     max_bytes = *n;
   }
-  auto files = list_case_files(parsed->positional);
+  auto files = list_case_files(parsed.positional);
   if (!files.ok()) {
     std::fprintf(stderr, "gscheck eval: %s\n", files.error().message.c_str());
     return 2;
@@ -69,9 +65,9 @@ int cmd_eval(const std::vector<std::string>& args) {
   // An existing folder with no cases yet (corpus/regressions before the first one) is fine.
   if (files->empty())
     std::fprintf(stderr, "gscheck eval: no *.json case files in the given paths\n");
-  const std::string backend_name = parsed->value("--backend").value_or("reference");
+  const std::string backend_name = parsed.value("--backend").value_or("reference");
   int64_t repeat = default_repeat(backend_name);
-  if (auto v = parsed->value("--repeat")) {
+  if (auto v = parsed.value("--repeat")) {
     auto n = parse_int_option("--repeat", *v, 1, 1000);
     if (!n.ok()) {
       std::fprintf(stderr, "gscheck eval: %s\n", n.error().message.c_str());
@@ -104,7 +100,7 @@ int cmd_eval(const std::vector<std::string>& args) {
   opts.max_bytes = max_bytes;
   opts.repeat = static_cast<int>(repeat);
   CaseChecker checker(**backend, reference.get(), opts);
-  const bool quiet = parsed->has("--quiet");
+  const bool quiet = parsed.has("--quiet");
   const auto t0 = std::chrono::steady_clock::now();
   for (const auto& file : *files) {
     report.cases.push_back(checker.check_file(file));
@@ -116,9 +112,8 @@ int cmd_eval(const std::vector<std::string>& args) {
   }
   report.run.elapsed_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return finish_run(report, parsed->value("--report").value_or(""),
-                    parsed->value("--junit").value_or(""), /*table=*/false,
-                    parsed->has("--matrix"));
+  return finish_run(report, parsed.value("--report").value_or(""),
+                    parsed.value("--junit").value_or(""), /*table=*/false, parsed.has("--matrix"));
 }
 
 }  // namespace gscheck::tools

@@ -93,18 +93,17 @@ std::string file_name(int index, int width, Op op) {
 }  // namespace
 
 int cmd_export(const std::vector<std::string>& args) {
-  auto parsed = parse_args(args, {{"--count", true},
+  auto line = parse_command_line(args,
+                                 {{"--count", true},
                                   {"--seed", true},
                                   {"--out", true},
                                   {"--include-invalid", false},
                                   {"--size", true},
                                   {"--max-output-bytes", true},
-                                  {"--numbers", false}});
-  if (parsed.ok() && parsed->has("--help")) {
-    std::fputs(kUsage, stdout);
-    return 0;
-  }
-  auto checked = parsed.ok() ? export_args(*parsed) : Expected<ExportArgs>(parsed.error());
+                                  {"--numbers", false}},
+                                 "gscheck export", kUsage);
+  if (!line.args) return line.exit_status;
+  auto checked = export_args(*line.args);
   if (!checked.ok()) {
     std::fprintf(stderr, "gscheck export: %s\n%s", checked.error().message.c_str(), kUsage);
     return 2;

@@ -73,7 +73,8 @@ std::vector<std::string> default_paths() {
 }  // namespace
 
 int cmd_run(const std::vector<std::string>& args) {
-  auto parsed = parse_args(args, {{"--backend", true},
+  auto line = parse_command_line(args,
+                                 {{"--backend", true},
                                   {"--sweep", true},
                                   {"--seed", true},
                                   {"--size", true},
@@ -82,31 +83,29 @@ int cmd_run(const std::vector<std::string>& args) {
                                   {"--max-bytes", true},
                                   {"--repeat", true},
                                   {"--matrix", false},
-                                  {"--verbose", false}});
-  if (!parsed.ok()) return usage_error(parsed.error().message);
-  if (parsed->has("--help")) {
-    std::fputs(kUsage, stdout);
-    return 0;
-  }
+                                  {"--verbose", false}},
+                                 "gscheck run", kUsage);
+  if (!line.args) return line.exit_status;
+  const ParsedArgs& parsed = *line.args;
   int64_t max_bytes = kDefaultMaxCaseBytes, sweep = kDefaultSweep, size = 30;
   uint64_t seed = std::random_device{}();
   for (const auto& [name, target, lo, hi] : {std::tuple<const char*, int64_t*, int64_t, int64_t>{
                                                  "--max-bytes", &max_bytes, 1, INT64_MAX},
                                              {"--sweep", &sweep, 0, 100000000},
                                              {"--size", &size, 0, 1000}}) {
-    if (auto v = parsed->value(name)) {
+    if (auto v = parsed.value(name)) {
       auto n = parse_int_option(name, *v, lo, hi);
       if (!n.ok()) return usage_error(n.error().message);
       *target = *n;
     }
   }
-  if (auto v = parsed->value("--seed")) {
+  if (auto v = parsed.value("--seed")) {
     auto n = parse_int_option("--seed", *v, 0, INT64_MAX);
     if (!n.ok()) return usage_error(n.error().message);
     seed = static_cast<uint64_t>(*n);
   }
 #if !defined(GSCHECK_HAVE_GENERATORS)
-  if (parsed->has("--sweep") && sweep > 0)
+  if (parsed.has("--sweep") && sweep > 0)
     return usage_error(
         "this gscheck was built without the case generators (GSCHECK_TESTS=OFF): "
         "no --sweep");
@@ -116,9 +115,9 @@ int cmd_run(const std::vector<std::string>& args) {
   const auto names = backend_names();
   const bool have_emu = std::find(names.begin(), names.end(), "cuda-emu") != names.end();
   const std::string backend_name =
-      parsed->value("--backend").value_or(have_emu ? "cuda-emu" : "reference");
+      parsed.value("--backend").value_or(have_emu ? "cuda-emu" : "reference");
   int64_t repeat = default_repeat(backend_name);
-  if (auto v = parsed->value("--repeat")) {
+  if (auto v = parsed.value("--repeat")) {
     auto n = parse_int_option("--repeat", *v, 1, 1000);
     if (!n.ok()) return usage_error(n.error().message);
     repeat = *n;
@@ -129,7 +128,7 @@ int cmd_run(const std::vector<std::string>& args) {
   if (!reference.ok()) return usage_error(reference.error().message);
   Backend* ref = backend_name == "reference" ? backend->get() : reference->get();
 
-  std::vector<std::string> paths = parsed->positional;
+  std::vector<std::string> paths = parsed.positional;
   if (paths.empty()) paths = default_paths();
   std::vector<std::string> files;
   if (!paths.empty()) {
@@ -138,7 +137,7 @@ int cmd_run(const std::vector<std::string>& args) {
     files = std::move(listed).value();
   }
 
-  const std::string report_path = parsed->value("--report").value_or("");
+  const std::string report_path = parsed.value("--report").value_or("");
   CheckOptions opts;
   opts.max_bytes = max_bytes;
   opts.repeat = static_cast<int>(repeat);
@@ -159,7 +158,7 @@ int cmd_run(const std::vector<std::string>& args) {
   report.run.backend = (*backend)->capabilities();
   report.run.sweep = sweep;
   if (sweep > 0) report.run.seed = seed;
-  const bool verbose = parsed->has("--verbose");
+  const bool verbose = parsed.has("--verbose");
   auto record = [&](reports::CaseResult r) {
     if (verbose || reports::is_failure(r.verdict)) {
       std::fputs(result_text(r).c_str(), stdout);
@@ -192,8 +191,8 @@ int cmd_run(const std::vector<std::string>& args) {
 #endif
   report.run.elapsed_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const bool matrix = parsed->has("--matrix") || backend_name.starts_with("plugin:");
-  const int status = finish_run(report, report_path, parsed->value("--junit").value_or(""),
+  const bool matrix = parsed.has("--matrix") || backend_name.starts_with("plugin:");
+  const int status = finish_run(report, report_path, parsed.value("--junit").value_or(""),
                                 /*table=*/true, matrix);
   std::printf("backend %s, %zu case files, sweep %lld, repeat %lld", backend_name.c_str(),
               files.size(), static_cast<long long>(sweep), static_cast<long long>(repeat));
