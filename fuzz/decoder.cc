@@ -301,6 +301,10 @@ class Decoder {
     std::vector<int64_t> indices;  // outer dims + [depth]
     std::vector<int64_t> updates;  // outer dims + out[depth:], possibly broken on purpose
     int64_t depth = 0;
+    // The bound of index component j: out[j], or 1 where j is past the output rank.
+    int64_t bound(int64_t j) const {
+      return static_cast<std::size_t>(j) < out.size() ? out[static_cast<std::size_t>(j)] : 1;
+    }
   };
   ScatterShapes scatter_shapes();
 
@@ -452,9 +456,7 @@ Case Decoder::scatter_nd() {
   const DType dt = element_dtype();
   const DType index_dt = index_dtype();
   const ScatterShapes s = scatter_shapes();
-  c.indices = indices(index_dt, s.indices, s.depth, [&](int64_t j) {
-    return static_cast<std::size_t>(j) < s.out.size() ? s.out[static_cast<std::size_t>(j)] : 1;
-  });
+  c.indices = indices(index_dt, s.indices, s.depth, [&](int64_t j) { return s.bound(j); });
   c.updates = data(dt, s.updates);
 
   // The shape input: as is, with a negative dim, not a vector, or overflowing int64.
@@ -486,9 +488,7 @@ Case Decoder::tensor_scatter() {
   const DType dt = element_dtype();
   const DType index_dt = index_dtype();
   const ScatterShapes s = scatter_shapes();
-  c.indices = indices(index_dt, s.indices, s.depth, [&](int64_t j) {
-    return static_cast<std::size_t>(j) < s.out.size() ? s.out[static_cast<std::size_t>(j)] : 1;
-  });
+  c.indices = indices(index_dt, s.indices, s.depth, [&](int64_t j) { return s.bound(j); });
   c.tensor = data(dt, s.out);
   c.updates = data(dt, s.updates);
   c.bad_indices_policy = policy();
