@@ -308,14 +308,20 @@ class Decoder {
   };
   ScatterShapes scatter_shapes();
 
+  // Every op's decoding begins the same way: the op, then its semantics.
+  Case start(Op op) {
+    Case c;
+    c.op = op;
+    c.semantics = semantics();
+    return c;
+  }
+
   FuzzedDataProvider fdp_;
   DecodeLimits lim_;
 };
 
 Case Decoder::gather() {
-  Case c;
-  c.op = Op::kGather;
-  c.semantics = semantics();
+  Case c = start(Op::kGather);
   const DType dt = element_dtype();
   const DType index_dt = index_dtype();
   const int rp = rank_1_to_7_or_0();
@@ -371,9 +377,7 @@ Case Decoder::gather() {
 }
 
 Case Decoder::gather_nd() {
-  Case c;
-  c.op = Op::kGatherNd;
-  c.semantics = semantics();
+  Case c = start(Op::kGatherNd);
   const DType dt = element_dtype();
   const DType index_dt = index_dtype();
   const int rp = rank_1_to_7_or_0();
@@ -450,9 +454,7 @@ Decoder::ScatterShapes Decoder::scatter_shapes() {
 }
 
 Case Decoder::scatter_nd() {
-  Case c;
-  c.op = Op::kScatterNd;
-  c.semantics = semantics();
+  Case c = start(Op::kScatterNd);
   const DType dt = element_dtype();
   const DType index_dt = index_dtype();
   const ScatterShapes s = scatter_shapes();
@@ -482,9 +484,7 @@ Case Decoder::scatter_nd() {
 }
 
 Case Decoder::tensor_scatter() {
-  Case c;
-  c.op = kTensorScatterOps[pick(std::size(kTensorScatterOps))];
-  c.semantics = semantics();
+  Case c = start(kTensorScatterOps[pick(std::size(kTensorScatterOps))]);
   const DType dt = element_dtype();
   const DType index_dt = index_dtype();
   const ScatterShapes s = scatter_shapes();
