@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "cuda/guarded_output.h"
 #include "cuda/launch_common.cuh"
 #include "cuda/ops.h"
 

@@ -5,7 +5,6 @@
 #include <string>
 #include <vector>
 
-#include "cuda/guarded_output.h"
 #include "cuda/launch_common.cuh"
 #include "cuda/ops.h"
 
