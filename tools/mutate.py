@@ -14,13 +14,14 @@ build's. So a mutant costs a few compiles and links, and the build directory sta
 
 Checks run in the catalogue's kill-fast order for the mutant's folder and stop at the first that
 fails (the mutant is KILLED by it). A mutant no check kills SURVIVES and fails the run, unless the
-catalogue records it as equivalent with a reason. Before any mutant, every check must pass on the
-unmutated build (the baseline), or the run stops: a check that fails anyway proves nothing.
+catalogue records it as equivalent with a reason. A check that kills a mutant is run once on the
+unmutated build too (the baseline); if it fails there the run stops: a check that fails anyway
+proves nothing.
 
 Usage: tools/mutate.py --build DIR [--source DIR] [--catalogue FILE] [--fast] [--only ID,...]
                        [--json FILE] [--jobs N] [--lock FILE] [--work DIR] [--list] [--verify]
 Exit status: 0 every non-equivalent mutant killed; 1 a survivor, a stale mutant, a mutant that
-does not compile or a failing baseline; 2 bad command line or catalogue.
+does not compile or a failing baseline; 2 bad command line or catalogue; 77 not a Ninja build.
 """
 
 from __future__ import annotations
@@ -466,7 +467,7 @@ def main(argv=None) -> int:
     ap.add_argument("--verify", action="store_true",
                     help="only check that every mutant applies (no build, no checks)")
     ap.add_argument("--no-baseline", action="store_true",
-                    help="skip the unmutated run of the checks (they were just run)")
+                    help="do not rerun a killing check on the unmutated build")
     args = ap.parse_args(argv)
 
     source = args.source.resolve()
@@ -507,33 +508,27 @@ def main(argv=None) -> int:
 
     build = Build(args.build, args.jobs, args.lock)
     if not (build.dir / "build.ninja").is_file():
-        print(f"mutate: {build.dir} is not a Ninja build directory", file=sys.stderr)
-        return 2
+        print(f"SKIPPED: {build.dir} is not a Ninja build directory (the mutation suite reuses "
+              "Ninja's build graph)")
+        return 77
     work = (args.work or build.dir / "mutation").resolve()
     checks = Checks(cat, build, source, work, args.seed)
     t_start = time.monotonic()
     table = {"catalogue": str(cat_path), "build": str(build.dir), "seed": args.seed,
              "fast_only": args.fast, "mutants": [], "baseline": []}
 
-    # Baseline: the checks these mutants use must pass without a mutant.
-    needed = []
-    for m in mutants:
-        for c in m.get("checks", cat["folders"][m["folder"]]["checks"]):
-            if c not in needed:
-                needed.append(c)
-    rc = 0
-    if not args.no_baseline:
-        for c in needed:
-            r = checks.run(c, None)
-            table["baseline"].append(r)
-            log(f"baseline {c}: {r['verdict']} ({r['seconds']} s)")
-            if r["verdict"] == "failed":
-                print(f"mutate: check {c} fails without any mutant:\n{r.get('command')}\n"
-                      f"{r.get('tail', '')}", file=sys.stderr)
-                rc = 1
-        if rc:
-            write_table(args.json, table, t_start)
-            return 1
+    # A check proves something only if it passes without a mutant: each check that fails on a
+    # mutant is first run once on the unmutated build (the baseline); failing there stops the run.
+    baseline = {}
+
+    def baseline_ok(c: str) -> bool:
+        if c not in baseline or args.no_baseline:
+            r = checks.run(c, None) if not args.no_baseline else {"verdict": "passed"}
+            baseline[c] = r
+            if not args.no_baseline:
+                table["baseline"].append(r)
+                log(f"baseline {c}: {r['verdict']} ({r['seconds']} s)")
+        return baseline[c]["verdict"] != "failed"
 
     for m in mutants:
         entry = {k: m[k] for k in ("id", "folder", "file", "description", "fast")}
@@ -559,6 +554,12 @@ def main(argv=None) -> int:
                 entry["checks"].append(r)
                 touched = touched or bool(overlay.rebuilt)
                 if r["verdict"] == "failed":
+                    if not baseline_ok(c):
+                        b = baseline[c]
+                        print(f"mutate: check {c} fails without any mutant:\n{b.get('command')}\n"
+                              f"{b.get('tail', '')}", file=sys.stderr)
+                        write_table(args.json, table, t_start)
+                        return 1
                     status, killer = "killed", c
                     break
             detect = sum(r["seconds"] for r in entry["checks"])
