@@ -109,6 +109,9 @@ class Build:
         self._final = {}
         self._inputs = {}
         self._deps = None
+        self._lock_depth = 0
+        self._lock_file = None
+        self.lock_wait_seconds = 0.0
 
     def ninja(self, *args: str) -> str:
         r = subprocess.run(["ninja", "-C", str(self.dir), *args], capture_output=True, text=True)
@@ -180,15 +183,24 @@ class Build:
 
     @contextlib.contextmanager
     def locked(self):
+        """The shared build lock (reentrant: a batch holds it across several mutants)."""
         if not self.lock:
             yield
             return
-        with open(self.lock, "a") as f:
-            fcntl.flock(f, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(f, fcntl.LOCK_UN)
+        if self._lock_depth == 0:
+            t0 = time.monotonic()
+            self._lock_file = open(self.lock, "a")
+            fcntl.flock(self._lock_file, fcntl.LOCK_EX)
+            self.lock_wait_seconds += time.monotonic() - t0
+        self._lock_depth += 1
+        try:
+            yield
+        finally:
+            self._lock_depth -= 1
+            if self._lock_depth == 0:
+                fcntl.flock(self._lock_file, fcntl.LOCK_UN)
+                self._lock_file.close()
+                self._lock_file = None
 
 
 def run_shell(argv_groups: list[list[str]], cwd: Path) -> tuple[int, str]:
@@ -294,8 +306,8 @@ class Overlay:
         objs = sorted(closure & self.dirty_objects)
         if not objs:
             return None
-        t0 = time.monotonic()
         with self.build.locked():
+            t0 = time.monotonic()
             todo = [o for o in objs if o not in self.rebuilt]
             with concurrent.futures.ThreadPoolExecutor(max_workers=self.build.jobs) as pool:
                 for obj, rc, out in pool.map(self._compile, todo):
@@ -307,7 +319,7 @@ class Overlay:
                 if lib not in self.rebuilt and set(self.build.inputs(lib)) & self.dirty_objects:
                     self._link(lib)
             self._link(output)
-        self.build_seconds += time.monotonic() - t0
+            self.build_seconds += time.monotonic() - t0
         return self.rebuilt[output]
 
     def _link(self, output: str) -> None:
@@ -463,6 +475,8 @@ def main(argv=None) -> int:
                     help="flock this file while compiling and linking (shared machines)")
     ap.add_argument("--work", type=Path, default=None, help="scratch folder (default BUILD/mutation)")
     ap.add_argument("--seed", type=int, default=20261201, help="sweep seed of the run checks")
+    ap.add_argument("--batch", type=int, default=8,
+                    help="mutants whose programs are built under one hold of --lock (default 8)")
     ap.add_argument("--list", action="store_true", help="print the catalogue and exit")
     ap.add_argument("--verify", action="store_true",
                     help="only check that every mutant applies (no build, no checks)")
@@ -530,7 +544,9 @@ def main(argv=None) -> int:
                 log(f"baseline {c}: {r['verdict']} ({r['seconds']} s)")
         return baseline[c]["verdict"] != "failed"
 
-    for m in mutants:
+    def prepare(m: dict):
+        """The mutant's overlay with the programs of its checks built (the last check's, usually
+        the whole quick profile, only if it is reached)."""
         entry = {k: m[k] for k in ("id", "folder", "file", "description", "fast")}
         if "equivalent" in m:
             entry["equivalent"] = m["equivalent"]
@@ -538,52 +554,73 @@ def main(argv=None) -> int:
             text = mutated_text(m, source)
         except CatalogueError as e:
             entry.update(status="stale", error=str(e))
-            table["mutants"].append(entry)
-            log(f"{m['id']}: STALE")
-            continue
+            return entry, None, None
         overlay = Overlay(build, work / "overlay" / m["id"], source, m["file"], text)
-        entry["checks"] = []
-        status, killer, detect = "survived", None, 0.0
+        err = None
         try:
             if not overlay.dirty_objects:
                 raise BuildFailed(f"no object file of {build.dir} is compiled from {m['file']} "
                                   "(is it in this build?)")
-            touched = False
-            for c in m.get("checks", cat["folders"][m["folder"]]["checks"]):
-                built = overlay.build_seconds
-                r = checks.run(c, overlay)
-                # The overlay's programs are rebuilt on first use: that is build time, not detection.
-                r["seconds"] = round(max(0.0, r["seconds"] - (overlay.build_seconds - built)), 2)
-                entry["checks"].append(r)
-                touched = touched or bool(overlay.rebuilt)
-                if r["verdict"] == "failed":
-                    if not baseline_ok(c):
-                        b = baseline[c]
-                        print(f"mutate: check {c} fails without any mutant:\n{b.get('command')}\n"
-                              f"{b.get('tail', '')}", file=sys.stderr)
-                        write_table(args.json, table, t_start)
-                        return 1
-                    status, killer = "killed", c
-                    break
-            detect = sum(r["seconds"] for r in entry["checks"])
-            if not touched:
-                raise BuildFailed(f"none of the checks' programs contains {m['file']}")
-        except BuildFailed as e:
-            status = "build_failed"
-            entry["error"] = str(e)
-        except CatalogueError as e:
-            status = "error"
-            entry["error"] = str(e)
-        if status == "survived" and "equivalent" in m:
-            status = "equivalent"
-        entry.update(status=status, killed_by=killer, detect_seconds=round(detect, 2),
-                     build_seconds=round(overlay.build_seconds, 2))
-        table["mutants"].append(entry)
-        log(f"{m['id']}: {status.upper()}" + (f" by {killer} in {detect:.1f} s" if killer else "") +
-            f" (build {overlay.build_seconds:.1f} s)" +
-            (f"\n  {entry['error'][:1500]}" if "error" in entry else ""))
-        shutil.rmtree(overlay.work, ignore_errors=True)
+            for c in m.get("checks", cat["folders"][m["folder"]]["checks"])[:-1]:
+                checks.commands(c, overlay)
+        except (BuildFailed, CatalogueError) as e:
+            err = e
+        return entry, overlay, err
 
+    order = list(mutants)
+    for start in range(0, len(order), max(1, args.batch)):
+        chunk = order[start:start + max(1, args.batch)]
+        with build.locked():  # one hold of the shared lock builds the whole chunk
+            prepared = [prepare(m) for m in chunk]
+        for m, (entry, overlay, err) in zip(chunk, prepared):
+            if overlay is None:
+                table["mutants"].append(entry)
+                log(f"{m['id']}: STALE")
+                continue
+            entry["checks"] = []
+            status, killer, detect = "survived", None, 0.0
+            try:
+                if err:
+                    raise err
+                touched = False
+                for c in m.get("checks", cat["folders"][m["folder"]]["checks"]):
+                    built = overlay.build_seconds
+                    r = checks.run(c, overlay)
+                    # Programs rebuilt on first use: build time, not detection time.
+                    r["seconds"] = round(max(0.0, r["seconds"] - (overlay.build_seconds - built)), 2)
+                    entry["checks"].append(r)
+                    touched = touched or bool(overlay.rebuilt)
+                    if r["verdict"] == "failed":
+                        if not baseline_ok(c):
+                            b = baseline[c]
+                            print(f"mutate: check {c} fails without any mutant:\n"
+                                  f"{b.get('command')}\n{b.get('tail', '')}", file=sys.stderr)
+                            write_table(args.json, table, t_start)
+                            return 1
+                        status, killer = "killed", c
+                        break
+                detect = sum(r["seconds"] for r in entry["checks"])
+                if not touched:
+                    raise BuildFailed(f"none of the checks' programs contains {m['file']}")
+            except BuildFailed as e:
+                status = "build_failed"
+                entry["error"] = str(e)
+            except CatalogueError as e:
+                status = "error"
+                entry["error"] = str(e)
+            if status == "survived" and "equivalent" in m:
+                status = "equivalent"
+            entry.update(status=status, killed_by=killer, detect_seconds=round(detect, 2),
+                         build_seconds=round(overlay.build_seconds, 2))
+            table["mutants"].append(entry)
+            log(f"{m['id']}: {status.upper()}" +
+                (f" by {killer} in {detect:.1f} s" if killer else "") +
+                f" (build {overlay.build_seconds:.1f} s)" +
+                (f"\n  {entry['error'][:1500]}" if "error" in entry else ""))
+            shutil.rmtree(overlay.work, ignore_errors=True)
+            write_table(args.json, table, t_start)  # a partial table survives an interruption
+
+    table["lock_wait_seconds"] = round(build.lock_wait_seconds, 1)
     summary = write_table(args.json, table, t_start)
     for folder, s in summary.items():
         log(f"{folder:10} {s['killed']}/{s['mutants'] - s['equivalent']} killed"
@@ -614,6 +651,7 @@ def write_table(path: Path | None, table: dict, t_start: float) -> dict:
         s["max_detect_seconds"] = t[-1] if t else None
     table["summary"] = summary
     table["wall_seconds"] = round(time.monotonic() - t_start, 1)
+    table["build_seconds"] = round(sum(e.get("build_seconds", 0) for e in table["mutants"]), 1)
     if path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(table, indent=1) + "\n", encoding="utf-8")
