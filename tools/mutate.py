@@ -464,7 +464,7 @@ class Checks:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--build", required=True, type=Path, help="an up-to-date Ninja build dir")
+    ap.add_argument("--build", type=Path, help="an up-to-date Ninja build dir (required to run)")
     ap.add_argument("--source", type=Path, default=ROOT)
     ap.add_argument("--catalogue", type=Path, default=None)
     ap.add_argument("--fast", action="store_true", help="only the mutants marked fast")
@@ -478,12 +478,17 @@ def main(argv=None) -> int:
     ap.add_argument("--batch", type=int, default=8,
                     help="mutants whose programs are built under one hold of --lock (default 8)")
     ap.add_argument("--list", action="store_true", help="print the catalogue and exit")
+    ap.add_argument("--markdown", type=Path, default=None, metavar="TABLE_JSON",
+                    help="print a kill table written by --json as Markdown and exit")
     ap.add_argument("--verify", action="store_true",
                     help="only check that every mutant applies (no build, no checks)")
     ap.add_argument("--no-baseline", action="store_true",
                     help="do not rerun a killing check on the unmutated build")
     args = ap.parse_args(argv)
 
+    if args.markdown:
+        print(markdown(json.loads(args.markdown.read_text(encoding="utf-8"))))
+        return 0
     source = args.source.resolve()
     cat_path = args.catalogue or source / "tools" / "mutants.json"
     try:
@@ -520,6 +525,9 @@ def main(argv=None) -> int:
         print(f"mutate: {len(mutants) - len(stale)} of {len(mutants)} mutants apply")
         return 1 if stale else 0
 
+    if not args.build:
+        print("mutate: --build DIR is required", file=sys.stderr)
+        return 2
     build = Build(args.build, args.jobs, args.lock)
     if not (build.dir / "build.ninja").is_file():
         print(f"SKIPPED: {build.dir} is not a Ninja build directory (the mutation suite reuses "
@@ -630,6 +638,22 @@ def main(argv=None) -> int:
     for e in bad:
         print(f"mutate: {e['id']} {e['status'].upper()}: {e['description']}", file=sys.stderr)
     return 1 if bad or stale else 0
+
+
+def markdown(table: dict) -> str:
+    """The kill table as Markdown: per folder, then per mutant."""
+    out = ["| folder | mutants | killed | equivalent | not killed | median / max time to detect (s) |",
+           "|---|---|---|---|---|---|"]
+    for folder, s in table["summary"].items():
+        out.append(f"| {folder} | {s['mutants']} | {s['killed']} | {s['equivalent']} | {s['other']} "
+                   f"| {s['median_detect_seconds']} / {s['max_detect_seconds']} |")
+    out += ["", "| mutant | folder | bug | result | killed by | detect (s) | build (s) |",
+            "|---|---|---|---|---|---|---|"]
+    for e in table["mutants"]:
+        out.append(f"| `{e['id']}` | {e['folder']} | {e['description']} | {e['status']} | "
+                   f"{e.get('killed_by') or '-'} | {e.get('detect_seconds', '-')} | "
+                   f"{e.get('build_seconds', '-')} |")
+    return "\n".join(out)
 
 
 def write_table(path: Path | None, table: dict, t_start: float) -> dict:
