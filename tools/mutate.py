@@ -553,8 +553,8 @@ def main(argv=None) -> int:
         return baseline[c]["verdict"] != "failed"
 
     def prepare(m: dict):
-        """The mutant's overlay with the programs of its checks built (the last check's, usually
-        the whole quick profile, only if it is reached)."""
+        """The mutant's overlay with the programs of all its checks built (under the batch's
+        hold of the lock, so no check waits for it)."""
         entry = {k: m[k] for k in ("id", "folder", "file", "description", "fast")}
         if "equivalent" in m:
             entry["equivalent"] = m["equivalent"]
@@ -569,7 +569,7 @@ def main(argv=None) -> int:
             if not overlay.dirty_objects:
                 raise BuildFailed(f"no object file of {build.dir} is compiled from {m['file']} "
                                   "(is it in this build?)")
-            for c in m.get("checks", cat["folders"][m["folder"]]["checks"])[:-1]:
+            for c in m.get("checks", cat["folders"][m["folder"]]["checks"]):
                 checks.commands(c, overlay)
         except (BuildFailed, CatalogueError) as e:
             err = e
