@@ -390,9 +390,12 @@ class Checks:
             return s
 
         timeout = spec.get("timeout", 900)
+        # Environment values may name programs too (GSCHECK_WORKER: the plugin worker).
+        spec_env = {k: self._programs([expand(v)], overlay)[0] for k, v in spec.get("env", {}).items()}
         if kind == "command":
             argv = self._programs([expand(a) for a in spec["argv"]], overlay)
-            return [{"argv": argv, "cwd": src, "env": {}, "timeout": timeout, "scratch": scratch}]
+            return [{"argv": argv, "cwd": src, "env": spec_env, "timeout": timeout,
+                     "scratch": scratch}]
         if kind == "ctest":
             rx = re.compile(spec["regex"])
             excluded = set(spec.get("exclude_labels", []))
@@ -405,7 +408,7 @@ class Checks:
                     continue
                 if "DISABLED" in props and props["DISABLED"]:
                     continue
-                env = dict(e.split("=", 1) for e in props.get("ENVIRONMENT", []))
+                env = dict(spec_env, **dict(e.split("=", 1) for e in props.get("ENVIRONMENT", [])))
                 cmds.append({"argv": self._programs(t["command"], overlay),
                              "cwd": props.get("WORKING_DIRECTORY", bd), "env": env,
                              "timeout": min(timeout, float(props.get("TIMEOUT", timeout))),
@@ -477,6 +480,8 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=20261201, help="sweep seed of the run checks")
     ap.add_argument("--batch", type=int, default=8,
                     help="mutants whose programs are built under one hold of --lock (default 8)")
+    ap.add_argument("--prebuild", type=int, default=2,
+                    help="checks per mutant whose programs the batch builds up front (default 2)")
     ap.add_argument("--list", action="store_true", help="print the catalogue and exit")
     ap.add_argument("--markdown", type=Path, default=None, metavar="TABLE_JSON",
                     help="print a kill table written by --json as Markdown and exit")
@@ -553,8 +558,8 @@ def main(argv=None) -> int:
         return baseline[c]["verdict"] != "failed"
 
     def prepare(m: dict):
-        """The mutant's overlay with the programs of all its checks built (under the batch's
-        hold of the lock, so no check waits for it)."""
+        """The mutant's overlay with the programs of its first --prebuild checks built (under the
+        batch's hold of the lock)."""
         entry = {k: m[k] for k in ("id", "folder", "file", "description", "fast")}
         if "equivalent" in m:
             entry["equivalent"] = m["equivalent"]
@@ -569,7 +574,8 @@ def main(argv=None) -> int:
             if not overlay.dirty_objects:
                 raise BuildFailed(f"no object file of {build.dir} is compiled from {m['file']} "
                                   "(is it in this build?)")
-            for c in m.get("checks", cat["folders"][m["folder"]]["checks"]):
+            # Most mutants die in the first checks: later checks' programs are built on use.
+            for c in m.get("checks", cat["folders"][m["folder"]]["checks"])[:args.prebuild]:
                 checks.commands(c, overlay)
         except (BuildFailed, CatalogueError) as e:
             err = e
