@@ -421,6 +421,10 @@ std::string finish_output(Output& o, int32_t code, uint64_t& strings_offset,
   }
   strings_offset = o.map_bytes;
   strings_bytes = 16 * static_cast<uint64_t>(o.count) + total;
+  if (strings_bytes == 0) {  // no elements: nothing to map
+    g_copying_strings = 0;
+    return "";
+  }
   const std::size_t map_offset = strings_offset / g_page * g_page;
   const std::size_t map_len = strings_offset + strings_bytes - map_offset;
   if (!grow(kOutMemFd, strings_offset + strings_bytes)) {

@@ -113,6 +113,9 @@ TEST(ExamplePlugin, AgreesWithTheReference) {
   cases.push_back(
       gather_nd_case(Tensor::from_values<std::string>(Shape{2, 2}, {"a", "b", "c", "d"}),
                      Tensor::from_values<int64_t>(Shape{2, 2}, {0, 0, 1, 1})));
+  // An empty string output: nothing to copy back.
+  cases.push_back(gather_nd_case(Tensor::from_values<std::string>(Shape{2, 0}, {}),
+                                 Tensor::from_values<int32_t>(Shape{2, 1}, {0, 1})));
   for (const Case& c : cases) expect_agrees(*plugin, c);
 }
 
