@@ -176,7 +176,8 @@ std::string load_cuda() {
     return "the CUDA runtime lacks cudaMalloc, cudaFree, cudaMemcpy, cudaMemset or "
            "cudaDeviceSynchronize";
   // Create the context now, before the address-space cap, and keep it for the worker's life.
-  if (int e = g_cuda.free_fn(nullptr); e != 0) return "cannot create a CUDA context: " + g_cuda.error(e);
+  if (int e = g_cuda.free_fn(nullptr); e != 0)
+    return "cannot create a CUDA context: " + g_cuda.error(e);
   return "";
 }
 
@@ -211,7 +212,8 @@ struct Output {
 };
 
 std::size_t element_size(int32_t dtype) {
-  static const std::size_t sizes[] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8, 8, 16, sizeof(gsc_string)};
+  static const std::size_t sizes[] = {1, 1, 2, 4, 8, 1, 2,  4,
+                                      8, 2, 2, 4, 8, 8, 16, sizeof(gsc_string)};
   return sizes[dtype];
 }
 
@@ -300,8 +302,7 @@ int32_t set_string(void* ctx, int64_t index, const char* data, int64_t size) {
     return GSC_INVALID_ARGUMENT;
   const std::size_t i = static_cast<std::size_t>(index);
   const int64_t before = o->copied[i] ? static_cast<int64_t>(o->copies[i].size()) : 0;
-  if (size - before >
-      o->max_bytes - static_cast<int64_t>(o->payload_bytes) - o->string_bytes)
+  if (size - before > o->max_bytes - static_cast<int64_t>(o->payload_bytes) - o->string_bytes)
     return GSC_RESOURCE_EXHAUSTED;
   try {
     o->copies[i].assign(data, static_cast<std::size_t>(size));
@@ -493,8 +494,8 @@ void serve_call(uint64_t in_bytes) {
           reply(Ending::kFailedRestart, 0, nullptr, 0, 0, "worker got a malformed string");
           return;
         }
-        views.strings[k][i] = gsc_string{reinterpret_cast<const char*>(base + e[0]),
-                                         static_cast<int64_t>(e[1])};
+        views.strings[k][i] =
+            gsc_string{reinterpret_cast<const char*>(base + e[0]), static_cast<int64_t>(e[1])};
       }
       t.data = views.strings[k].data();
     } else if (g_device) {
@@ -645,11 +646,12 @@ std::string load(const char* path) {
       return prefix + "gscheck_plugin_v2() says ABI version " + std::to_string(p->abi_version) +
              ", this gscheck reads 1 (gscheck_plugin_v1) and 2 (gscheck_plugin_v2)";
     if (p->flags & ~GSC_DEVICE_POINTERS)
-      return prefix + "its flags hold unknown bits " + std::to_string(p->flags & ~GSC_DEVICE_POINTERS);
+      return prefix + "its flags hold unknown bits " +
+             std::to_string(p->flags & ~GSC_DEVICE_POINTERS);
     g_v2 = p;
     g_run = p->run;
     name = p->name;
-    c = {p->abi_version,   p->ops,         p->dtypes,       p->index_dtypes, p->semantics,
+    c = {p->abi_version,   p->ops,         p->dtypes,        p->index_dtypes, p->semantics,
          p->deterministic, p->tf_messages, p->half_in_float, p->flags};
   } else {
     const gsc_plugin_v1* p = v1();
@@ -659,8 +661,9 @@ std::string load(const char* path) {
              ", this gscheck reads 1 (gscheck_plugin_v1) and 2 (gscheck_plugin_v2)";
     g_run = p->run;
     name = p->name;
-    c = {p->abi_version,   p->ops,         p->dtypes,        p->index_dtypes, p->semantics,
-         p->deterministic, p->tf_messages, p->half_in_float, 0};
+    c = {p->abi_version,  p->ops,           p->dtypes,
+         p->index_dtypes, p->semantics,     p->deterministic,
+         p->tf_messages,  p->half_in_float, 0};
   }
   if (!g_run) return prefix + "its contract has no run function";
   if (!name) return prefix + "its contract has no name";
@@ -668,7 +671,8 @@ std::string load(const char* path) {
   send_frame(Msg::kHello, &c, sizeof c, n.data(), n.size());
   g_device = (c.flags & GSC_DEVICE_POINTERS) != 0;
   if (g_device && g_fork_per_call)
-    return "plugin " + n + " takes device pointers, which cannot cross fork(): run it without "
+    return "plugin " + n +
+           " takes device pointers, which cannot cross fork(): run it without "
            "--isolate call";
   if (g_device) {
     if (std::string e = load_cuda(); !e.empty()) return e;

@@ -156,8 +156,8 @@ typedef struct gsc_call {
   gsc_alloc_output_fn alloc_output;
   void* alloc_ctx;
   /* ABI v2 (also filled for v1 plugins, which never read past alloc_ctx). */
-  int64_t max_bytes;   /* byte budget: the output plus its string bytes */
-  int64_t deadline_ns; /* CLOCK_MONOTONIC time at which the worker is killed */
+  int64_t max_bytes;            /* byte budget: the output plus its string bytes */
+  int64_t deadline_ns;          /* CLOCK_MONOTONIC time at which the worker is killed */
   gsc_set_string_fn set_string; /* ctx is alloc_ctx */
 } gsc_call;
 

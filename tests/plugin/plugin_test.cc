@@ -1,6 +1,7 @@
 // The plugin worker: the example plugins agree with the reference, and every way a plugin can
 // misbehave fails only the call it happens in, with its reason and stderr tail, leaving no
 // process behind (tests/plugin/misbehaving_plugin.c, cxx_plugin.cc).
+#include <dirent.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -9,7 +10,6 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <dirent.h>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -289,8 +289,8 @@ TEST(MisbehavingPlugin, WritePastTheEndIsCaughtByTheGuardBytes) {
 // 16 floats: the tail is 64 bytes, so 100 bytes past the end reach the guard page.
 TEST(MisbehavingPlugin, WritePastTheEndIsCaughtByTheGuardPage) {
   expect_contained(GSCHECK_OVERRUN_PLUGIN,
-                   "touched the guard page after the end of its output buffer", "",
-                   PluginOptions{}, float_gather(13, 16));
+                   "touched the guard page after the end of its output buffer", "", PluginOptions{},
+                   float_gather(13, 16));
 }
 
 TEST(MisbehavingPlugin, WriteBeforeTheStartIsCaught) {
@@ -384,7 +384,8 @@ TEST(MisbehavingPlugin, StderrTailIsSanitised) {
   ASSERT_NE(plugin, nullptr);
   Outcome o = plugin->run(float_gather());
   ASSERT_FALSE(o.ok());
-  for (char ch : o.error().message) EXPECT_GE(static_cast<unsigned char>(ch), 0x20) << o.error().message;
+  for (char ch : o.error().message)
+    EXPECT_GE(static_cast<unsigned char>(ch), 0x20) << o.error().message;
 }
 
 TEST(MisbehavingPlugin, ExitInsideACallIsNamed) {
