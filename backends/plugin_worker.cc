@@ -711,6 +711,43 @@ void cap_memory() {
   ::setrlimit(RLIMIT_AS, &r);
 }
 
+void kill_own_group(int) { ::kill(0, SIGKILL); }
+
+// Forks the real worker. In the guard returns how the worker ended (mirroring a signal by dying
+// of it); in the worker returns -1.
+int guard() {
+  const pid_t guard_pid = ::getpid();
+  pid_t pid = -1;
+  for (int attempt = 0; attempt < 6 && pid < 0; ++attempt) {  // a full process table passes
+    pid = ::fork();
+    if (pid < 0) ::usleep(10000u << attempt);
+  }
+  if (pid < 0) {
+    std::fprintf(stderr, "gscheck-worker: fork failed: %s\n", std::strerror(errno));
+    return 1;
+  }
+  if (pid == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != guard_pid) ::_exit(1);
+    // The plugin's orphaned grandchildren become this worker's children, so they are seen.
+    ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+    return -1;
+  }
+  struct sigaction sa {};
+  sa.sa_handler = &kill_own_group;
+  ::sigaction(SIGTERM, &sa, nullptr);
+  for (int fd = 0; fd < 7; ++fd)
+    if (fd != 2) ::close(fd);  // the worker holds the pipes: their EOF is the worker's
+  int st = 0;
+  while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(st)) {
+    ::signal(WTERMSIG(st), SIG_DFL);
+    ::raise(WTERMSIG(st));
+  }
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -718,17 +755,18 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "gscheck-worker is started by gscheck, not by hand\n");
     return 2;
   }
-  // Die with gscheck, even on SIGKILL; a parent already gone means nobody wants this worker.
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() != static_cast<pid_t>(std::atoll(argv[4]))) return 1;
-  // The plugin's orphaned grandchildren become this worker's children, so they are seen.
-  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
-  g_page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  g_max_bytes = std::atoll(argv[2]);
-  g_fork_per_call = std::strcmp(argv[3], "call") == 0;
   // A plugin crashing on every case must not write a core file per case.
   rlimit no_core{0, 0};
   ::setrlimit(RLIMIT_CORE, &no_core);
+  // Die with gscheck, even on SIGKILL; a parent already gone means nobody wants this worker.
+  // This process stays a small guard that never loads the plugin: told (SIGTERM) that gscheck
+  // died, it kills the whole process group, the plugin's children included.
+  ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (::getppid() != static_cast<pid_t>(std::atoll(argv[4]))) return 1;
+  if (int code = guard(); code >= 0) return code;
+  g_page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  g_max_bytes = std::atoll(argv[2]);
+  g_fork_per_call = std::strcmp(argv[3], "call") == 0;
   ::signal(SIGPIPE, SIG_DFL);
   static char alt_stack[64 * 1024];
   stack_t ss{};

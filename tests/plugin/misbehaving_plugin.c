@@ -42,6 +42,8 @@ static void misbehave(float* out, int64_t n) {
   raise(SIGSEGV);
 #elif defined(GSC_TEST_HANG)
   fprintf(stderr, "hostile: hanging\n");
+  if (fork() == 0) /* a child that must die with the worker, even when gscheck is SIGKILLed */
+    for (;;) pause();
   for (;;) pause();
 #elif defined(GSC_TEST_OVERRUN)
   memset(out + n, 0x11, 100); /* 100 bytes past the end */
