@@ -395,16 +395,17 @@ class Worker {
     std::string error;
     for (int fd : sources) {
       const int h = fd < 0 ? -1 : ::fcntl(fd, F_DUPFD_CLOEXEC, 16);
-      if (h < 0) error = std::string("cannot set up the worker's descriptors: ") + std::strerror(errno);
+      if (h < 0)
+        error = std::string("cannot set up the worker's descriptors: ") + std::strerror(errno);
       high.push_back(h);
     }
     for (int fd : {devnull, log[1], cmd[1], rep[1]}) ::close(fd);
     const std::string max_bytes = std::to_string(opt_.max_output_bytes);
     const std::string parent = std::to_string(::getpid());
     const char* mode = opt_.isolate == Isolation::kCall ? "call" : "worker";
-    char* argv[] = {const_cast<char*>(exe.c_str()), const_cast<char*>(plugin.c_str()),
+    char* argv[] = {const_cast<char*>(exe.c_str()),       const_cast<char*>(plugin.c_str()),
                     const_cast<char*>(max_bytes.c_str()), const_cast<char*>(mode),
-                    const_cast<char*>(parent.c_str()), nullptr};
+                    const_cast<char*>(parent.c_str()),    nullptr};
     if (error.empty()) {
       posix_spawn_file_actions_t fa;
       posix_spawn_file_actions_init(&fa);
@@ -419,13 +420,14 @@ class Worker {
       posix_spawnattr_setsigmask(&at, &none);
       posix_spawnattr_setsigdefault(&at, &all);
       posix_spawnattr_setpgroup(&at, 0);  // the worker leads its own process group
-      posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-                                        POSIX_SPAWN_SETSIGDEF);
+      posix_spawnattr_setflags(
+          &at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
       // A failed spawn (EAGAIN under a full process table, ENOMEM) is retried with backoff.
       int rc = 0;
       for (int attempt = 0; attempt < 6; ++attempt) {
         pid_t pid = -1;
-        rc = Spawner::run([&] { return ::posix_spawn(&pid, exe.c_str(), &fa, &at, argv, environ); });
+        rc =
+            Spawner::run([&] { return ::posix_spawn(&pid, exe.c_str(), &fa, &at, argv, environ); });
         if (rc == 0) {
           pid_ = pid;
           break;
@@ -655,8 +657,8 @@ class Worker {
     }
     std::memcpy(&r, payload.data(), sizeof r);
     const uint64_t dims_bytes = r.has_output ? 8ull * static_cast<uint32_t>(r.rank) : 0;
-    if ((r.has_output && (r.rank < 0 || r.rank > kMaxRank || r.dtype < 0 ||
-                          r.dtype > GSC_STRING)) ||
+    if ((r.has_output &&
+         (r.rank < 0 || r.rank > kMaxRank || r.dtype < 0 || r.dtype > GSC_STRING)) ||
         payload.size() != sizeof r + dims_bytes + r.message_size) {
       kill_group();
       return internal("plugin worker sent a malformed result");
@@ -675,26 +677,33 @@ class Worker {
     for (int64_t d : dims)
       if (d < 0) return internal("plugin worker sent a malformed result");
     const auto dtype = static_cast<DType>(r.dtype);
-    auto out = Tensor::uninitialized(dtype, Shape(std::move(dims)), INT64_MAX);
-    if (!out.ok()) return out.error();
+    const bool strings = dtype == DType::kString;
+    // Check the claimed shape against the shared memory before allocating anything for it:
+    // bytes in the pipe (a plugin may write there) must not make gscheck allocate.
+    Shape shape(std::move(dims));
+    const auto count = shape.num_elements();
     struct stat st {};
     if (::fstat(out_mem_, &st) != 0) return internal("cannot stat the output memory");
     const auto size = static_cast<uint64_t>(st.st_size);
     auto inside = [&](uint64_t off, uint64_t n) { return off <= size && n <= size - off; };
-    const bool strings = dtype == DType::kString;
     const uint64_t lo = strings ? r.strings_offset : r.payload_offset;
     const uint64_t n = strings ? r.strings_bytes : r.payload_bytes;
-    if (!inside(lo, n) || (!strings && n != out->byte_size()) ||
-        (strings && n < 16ull * out->num_elements())) {
+    const uint64_t elem = strings ? 16 : dtype_size(dtype);
+    if (!count || !inside(lo, n) || static_cast<uint64_t>(*count) > size / elem ||
+        (!strings && n != static_cast<uint64_t>(*count) * elem) ||
+        (strings && n < static_cast<uint64_t>(*count) * elem)) {
       kill_group();
       return internal("plugin worker sent a malformed result (output out of bounds)");
     }
+    auto out = Tensor::uninitialized(dtype, std::move(shape), INT64_MAX);
+    if (!out.ok()) return out.error();
     if (n == 0) return out;
     const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
     const uint64_t map_at = lo / page * page;
     void* m = ::mmap(nullptr, lo + n - map_at, PROT_READ, MAP_SHARED, out_mem_,
                      static_cast<off_t>(map_at));
-    if (m == MAP_FAILED) return internal(std::string("cannot map the output: ") + std::strerror(errno));
+    if (m == MAP_FAILED)
+      return internal(std::string("cannot map the output: ") + std::strerror(errno));
     const auto* p = static_cast<const unsigned char*>(m) + (lo - map_at);
     std::string bad;
     if (!strings) {
@@ -754,10 +763,9 @@ class PluginBackend final : public Backend {
 
   Outcome run(const Case& c) override {
     if (!caps_.supports(c))
-      return Error{ErrorClass::kUnimplemented, caps_.name + " does not claim " +
-                                                   std::string(op_name(c.op)) +
-                                                   " with these dtypes under " +
-                                                   std::string(semantics_name(c.semantics))};
+      return Error{ErrorClass::kUnimplemented,
+                   caps_.name + " does not claim " + std::string(op_name(c.op)) +
+                       " with these dtypes under " + std::string(semantics_name(c.semantics))};
     std::unique_ptr<Worker> wk;
     {
       std::unique_lock lock(mu_);

@@ -27,12 +27,12 @@ enum class Msg : uint32_t {
   // gscheck -> worker
   kCall = 1,  // payload: uint64 bytes of "in" in use
   // worker -> gscheck
-  kHello = 100,   // payload: WireContract + name
-  kReady,         // init() returned OK; calls may start
-  kLoadError,     // payload: text (loading, the entry point or init failed)
-  kAllocated,     // payload: uint64 output bytes (the default deadline grows with it)
-  kResult,        // payload: WireResult + dims[rank] + message text
-  kFault,         // payload: text (a guard page or read-only input was written)
+  kHello = 100,  // payload: WireContract + name
+  kReady,        // init() returned OK; calls may start
+  kLoadError,    // payload: text (loading, the entry point or init failed)
+  kAllocated,    // payload: uint64 output bytes (the default deadline grows with it)
+  kResult,       // payload: WireResult + dims[rank] + message text
+  kFault,        // payload: text (a guard page or read-only input was written)
 };
 
 struct FrameHeader {
@@ -96,7 +96,7 @@ struct WireResult {
   uint64_t payload_bytes;
   uint64_t strings_offset;  // in "out": per element {uint64 offset, uint64 size}, then bytes
   uint64_t strings_bytes;
-  uint64_t message_size;    // text after the dims
+  uint64_t message_size;  // text after the dims
 };
 
 }  // namespace gscheck::worker

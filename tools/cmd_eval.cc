@@ -28,8 +28,7 @@ constexpr const char* kUsage =
     "                   (else NONDETERMINISTIC), any other must pass on every run (else FAILED)\n"
     "  --matrix         also print the capability matrix: verdict counts per op x dtype x index\n"
     "                   dtype x bad_indices_policy\n"
-    "  --quiet          print only the failures, and the totals\n"
-    GSCHECK_PLUGIN_USAGE
+    "  --quiet          print only the failures, and the totals\n" GSCHECK_PLUGIN_USAGE
     "  Exit status: 0 no case failed, 1 a case FAILED, was MISTRUSTED or NONDETERMINISTIC,\n"
     "  2 bad command line, 3 a report could not be written.\n";
 

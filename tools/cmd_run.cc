@@ -47,8 +47,8 @@ constexpr const char* kUsage =
     "                   (else NONDETERMINISTIC), any other must pass on every run (else FAILED)\n"
     "  --matrix         also print the capability matrix: verdict counts per op x dtype x index\n"
     "                   dtype x bad_indices_policy (always printed for plugin:PATH backends)\n"
-    "  --verbose        print a line for every case (default: only the failures)\n"
-    GSCHECK_PLUGIN_USAGE
+    "  --verbose        print a line for every case (default: only the "
+    "failures)\n" GSCHECK_PLUGIN_USAGE
     "  Exit status: 0 no case failed, 1 a case FAILED, was MISTRUSTED or NONDETERMINISTIC,\n"
     "  2 bad command line, 3 a report could not be written.\n";
 
@@ -75,11 +75,10 @@ std::vector<std::string> default_paths() {
 }  // namespace
 
 int cmd_run(const std::vector<std::string>& args) {
-  std::vector<OptionSpec> specs = {{"--backend", true},   {"--sweep", true},
-                                   {"--seed", true},      {"--size", true},
-                                   {"--report", true},    {"--junit", true},
-                                   {"--max-bytes", true}, {"--repeat", true},
-                                   {"--matrix", false},   {"--verbose", false}};
+  std::vector<OptionSpec> specs = {{"--backend", true},   {"--sweep", true},  {"--seed", true},
+                                   {"--size", true},      {"--report", true}, {"--junit", true},
+                                   {"--max-bytes", true}, {"--repeat", true}, {"--matrix", false},
+                                   {"--verbose", false}};
   for (auto& spec : plugin_option_specs()) specs.push_back(spec);
   auto line = parse_command_line(args, specs, "gscheck run", kUsage);
   if (!line.args) return line.exit_status;
