@@ -390,6 +390,18 @@ Expected<std::unique_ptr<Backend>> make_plugin_backend(const std::string& path,
   caps.deterministic = p->deterministic != 0;
   caps.tf_messages = p->tf_messages != 0;
   caps.accumulates_half_in_float = p->half_in_float != 0;
+  // The optional API-level hook: kernel-level plugins say so; the rest implement Python's API.
+  using ApiEntry = int32_t (*)();
+  caps.apis = {Api::kPython};
+  if (auto api = reinterpret_cast<ApiEntry>(::dlsym(handle, "gscheck_plugin_api"))) {
+    const int32_t level = api();
+    if (level != GSC_API_PYTHON && level != GSC_API_KERNEL) {
+      ::dlclose(handle);
+      return parse_error("plugin " + path + ": gscheck_plugin_api() returned " +
+                         std::to_string(level) + " (expected GSC_API_PYTHON or GSC_API_KERNEL)");
+    }
+    if (level == GSC_API_KERNEL) caps.apis = {Api::kKernel};
+  }
   return std::unique_ptr<Backend>(new PluginBackend(handle, p, std::move(caps), options));
 }
 

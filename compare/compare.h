@@ -37,9 +37,14 @@ struct Options {
 /// Compare a backend's outcome with the reference's outcome for the same case, by the op's rule:
 /// bit-exact data movement; set-valued update duplicates (tf-gpu); bounded float sums for
 /// add/sub duplicates; untouched elements identical to the starting tensor; errors by class and,
-/// when opts.compare_messages, by message.
+/// when opts.compare_messages and message_is_contract(class), by message.
 Verdict compare_outcomes(const Case& c, const Outcome& expected, const Outcome& got,
                          const Options& opts = {});
+
+/// True for the error classes whose message text is TensorFlow's kernel contract
+/// (invalid_argument, bad_index). unsupported ("no kernel": TensorFlow's registry text) and
+/// resource_exhausted (a budget's own words) compare by class only.
+bool message_is_contract(ErrorClass cls);
 
 /// Options that grade a backend by the contract its capabilities declare.
 Options options_for(const Capabilities& caps);

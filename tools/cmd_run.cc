@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <random>
 
 #include "core/case_json.h"
@@ -27,7 +28,7 @@ constexpr int64_t kDefaultSweep = 5000;  // small cases: about a second on one c
 constexpr const char* kUsage =
     "usage: gscheck run [--backend NAME] [--sweep N] [--seed S] [--size K] [--report FILE]\n"
     "                   [--junit FILE] [--max-bytes N] [--repeat K] [--matrix] [--verbose]\n"
-    "                   [PATHS...]\n"
+    "                   [--known-failures FILE] [--strict] [PATHS...]\n"
     "  Checks a backend: every case file in PATHS (default: corpus/golden and corpus/regressions\n"
     "  of the source tree) against its expect block and against the reference's outcome, then N\n"
     "  seeded random cases against the reference. Cases outside the backend's declared\n"
@@ -47,8 +48,12 @@ constexpr const char* kUsage =
     "  --matrix         also print the capability matrix: verdict counts per op x dtype x index\n"
     "                   dtype x bad_indices_policy (always printed for plugin:PATH backends)\n"
     "  --verbose        print a line for every case (default: only the failures)\n"
-    "  Exit status: 0 no case failed, 1 a case FAILED, was MISTRUSTED or NONDETERMINISTIC,\n"
-    "  2 bad command line, 3 a report could not be written.\n";
+    "  --known-failures FILE  failures the backend is known to have (JSON,\n"
+    "                   reports/known_failures.schema.json): a matching failure is XFAIL (not a\n"
+    "                   failure of the run), a selected case that passes is XPASS\n"
+    "  --strict         an XPASS fails the run too\n"
+    "  Exit status: 0 no case failed, 1 a case FAILED, was MISTRUSTED or NONDETERMINISTIC (or\n"
+    "  XPASS with --strict), 2 bad command line, 3 a report could not be written.\n";
 
 int usage_error(const std::string& message) {
   std::fprintf(stderr, "gscheck run: %s\n%s", message.c_str(), kUsage);
@@ -83,6 +88,8 @@ int cmd_run(const std::vector<std::string>& args) {
                                   {"--max-bytes", true},
                                   {"--repeat", true},
                                   {"--matrix", false},
+                                  {"--known-failures", true},
+                                  {"--strict", false},
                                   {"--verbose", false}},
                                  "gscheck run", kUsage);
   if (!line.args) return line.exit_status;
@@ -148,6 +155,13 @@ int cmd_run(const std::vector<std::string>& args) {
                      std::to_string(seed) + " --sweep " + std::to_string(sweep) + " --size " +
                      std::to_string(size) +
                      (repeat > 1 ? " --repeat " + std::to_string(repeat) : std::string());
+  std::optional<reports::KnownFailures> known;
+  if (auto v = parsed.value("--known-failures")) {
+    auto k = reports::load_known_failures(*v);
+    if (!k.ok()) return usage_error(k.error().message);
+    known = std::move(k).value();
+    opts.known_failures = &*known;
+  }
   CaseChecker checker(**backend, ref, opts);
 
   reports::Report report;
@@ -157,6 +171,8 @@ int cmd_run(const std::vector<std::string>& args) {
   report.run.started_at = reports::utc_now();
   report.run.backend = (*backend)->capabilities();
   report.run.sweep = sweep;
+  report.run.known_failures = parsed.value("--known-failures").value_or("");
+  report.run.strict = parsed.has("--strict");
   if (sweep > 0) report.run.seed = seed;
   const bool verbose = parsed.has("--verbose");
   auto record = [&](reports::CaseResult r) {
@@ -180,6 +196,7 @@ int cmd_run(const std::vector<std::string>& args) {
     so.ops = caps.ops;
     so.dtypes = caps.dtypes;
     so.semantics = caps.semantics;
+    so.apis = caps.apis;
     for (DType dt : caps.index_dtypes)
       if (dt == DType::kInt32 || dt == DType::kInt64) so.index_dtypes.push_back(dt);
     for (Case& c : gen::sample_cases(so)) {

@@ -124,6 +124,15 @@ typedef struct gsc_plugin_v1 {
 /* The one symbol a plugin exports. */
 const gsc_plugin_v1* gscheck_plugin_v1(void);
 
+/* API level (optional). Calls are TensorFlow Python API calls (tf.gather: axis NULL is
+ * axis=None, a scalar axis 0 drops batch_dims; tf.gather_nd: batch_dims is Python's lowering).
+ * A plugin implementing the raw kernels instead (GatherV2, GatherNd, ScatterNd, TensorScatter*:
+ * axis always given, batch_dims never dropped, gather_nd's batch_dims always 0) also exports
+ * gscheck_plugin_api() returning GSC_API_KERNEL; gscheck then grades it on kernel-level cases and
+ * on the cases no Python rule touches (docs/vendor.md, "API level"). */
+enum gsc_api { GSC_API_PYTHON = 0, GSC_API_KERNEL = 1 };
+int32_t gscheck_plugin_api(void);
+
 #ifdef __cplusplus
 }
 #endif
