@@ -3,8 +3,8 @@
 # files of the Python cross-check (scripts/tf_crosscheck.sh): its exported sweep, corpus/golden
 # and corpus/tf, with TensorFlow 2.21's known failures (plugins/tensorflow/tf_2_21_known_failures.json).
 # Passes when no case FAILED and, where the Python cross-check's report is there for the same
-# files, both found the same known TensorFlow bugs (plugin XFAIL = Python known_tf_bugs) and the
-# same disagreements. See docs/vendor.md ("TensorFlow plugin").
+# files, every known TensorFlow bug it lists is an XFAIL here and both found the same
+# disagreements. See docs/vendor.md ("TensorFlow plugin").
 #
 # Usage: scripts/tf_plugin_check.sh [--gscheck BIN] [--build-dir DIR] [--count N] [--seed S]
 #                                   [--crosscheck DIR] [--out DIR] [--repeat K]
@@ -113,12 +113,16 @@ disagree = {real(e["file"]) for e in py["disagreements"] if ours(e["file"])}
 print(f"Python cross-check: {len(known)} known TensorFlow bugs, {len(disagree)} disagreements; "
       f"plugin: {len(xfail)} XFAIL, {len(failed)} failures")
 bad = False
-for what, a, b in (("known bugs only the cross-check saw", known - xfail, None),
-                   ("XFAIL the cross-check did not list as known", xfail - known, None),
-                   ("disagreements only the cross-check saw", disagree - failed, None),
-                   ("failures the cross-check did not see", failed - disagree, None)):
+# Every bug the cross-check sees must be an XFAIL here, and the failures must be the same. An
+# XFAIL the cross-check does not list is reported, not failed: it skips budget cases (the golden
+# 2^31-offset trap TensorFlow segfaults on), and corpus/tf files record TensorFlow's own result
+# as expect where the reference keeps another admissible one.
+for what, a, fatal in (("known bugs only the cross-check saw", known - xfail, True),
+                       ("disagreements only the cross-check saw", disagree - failed, True),
+                       ("failures the cross-check did not see", failed - disagree, True),
+                       ("XFAIL the cross-check does not list (not compared)", xfail - known, False)):
     if a:
-        bad = True
+        bad = bad or fatal
         print(f"{what} ({len(a)}):", *sorted(a)[:10], sep="\n  ")
 sys.exit(1 if bad else 0)
 PY
