@@ -266,41 +266,88 @@ int32_t run(const gsc_call* call, gsc_result* result) {
   }
 }
 
+// The contract, shared by both ABI entry points.
+const gsc_plugin_v1* describe_v1() {
+  static gsc_plugin_v1 plugin = [] {
+    gsc_plugin_v1 p{};
+    p.abi_version = GSCHECK_PLUGIN_ABI_VERSION;
+    p.name = "tensorflow-cpu 2.21 kernels (eager C API)";
+    p.ops = (1u << 8) - 1;
+    p.dtypes = (1ull << kDtypes) - 1;
+    // Every integer type: TensorFlow answers "no kernel" itself for those it does not register.
+    p.index_dtypes = (1u << GSC_INT8) | (1u << GSC_INT16) | (1u << GSC_INT32) | (1u << GSC_INT64) |
+                     (1u << GSC_UINT8) | (1u << GSC_UINT16) | (1u << GSC_UINT32) |
+                     (1u << GSC_UINT64);
+    p.semantics = 1u << GSC_TF_CPU;
+    p.deterministic = 1;  // CPU scatters apply rows in order
+    p.tf_messages = 1;
+    p.half_in_float = 0;
+    p.run = run;
+    return p;
+  }();
+  return &plugin;
+}
+
 }  // namespace
 
 extern "C" {
 
 __attribute__((visibility("default"))) const gsc_plugin_v1* gscheck_plugin_v1(void) {
-  static gsc_plugin_v1 plugin;
+  // Quiet TensorFlow's start-up banners; a user's own setting wins.
+  setenv("TF_CPP_MIN_LOG_LEVEL", "2", 0);
+  // One context for the process, made where gscheck loads the plugin, so every forked call
+  // inherits it instead of paying ~65 ms to make its own (a failure is reported per call).
+  try {
+    make_context();
+  } catch (...) {
+    g_context_error = "cannot create a TensorFlow eager context (exception)";
+  }
+  return describe_v1();
+}
+
+__attribute__((visibility("default"))) int32_t gscheck_plugin_api(void) { return GSC_API_KERNEL; }
+
+#ifdef GSCHECK_PLUGIN_ABI_V2
+// ABI v2: a persistent worker calls init() once and run() in the same process, so the context
+// is made there with TensorFlow's default thread pools (GSCHECK_TF_THREADS=N to pin them).
+static int32_t tf_init(gsc_result* result) {
+  try {
+    if (!std::getenv("GSCHECK_TF_THREADS")) setenv("GSCHECK_TF_THREADS", "0", 1);
+    if (!make_context()) return fail(result, GSC_INTERNAL, g_context_error);
+    return GSC_OK;
+  } catch (...) {
+    return fail(result, GSC_INTERNAL, "tf plugin: exception in init");
+  }
+}
+
+static void tf_finalize(void) {
+  if (g_context) TFE_DeleteContext(g_context);
+  g_context = nullptr;
+}
+
+__attribute__((visibility("default"))) const gsc_plugin_v2* gscheck_plugin_v2(void) {
+  static gsc_plugin_v2 plugin;
   static bool ready = false;
   if (!ready) {
-    // Quiet TensorFlow's start-up banners; a user's own setting wins.
     setenv("TF_CPP_MIN_LOG_LEVEL", "2", 0);
-    // One context for the process, made where gscheck loads the plugin, so every forked call
-    // inherits it instead of paying ~65 ms to make its own (a failure is reported per call).
-    try {
-      make_context();
-    } catch (...) {
-      g_context_error = "cannot create a TensorFlow eager context (exception)";
-    }
-    plugin.abi_version = GSCHECK_PLUGIN_ABI_VERSION;
-    plugin.name = "tensorflow-cpu 2.21 kernels (eager C API)";
-    plugin.ops = (1u << 8) - 1;
-    plugin.dtypes = (1ull << kDtypes) - 1;
-    // Every integer type: TensorFlow answers "no kernel" itself for the ones it does not register.
-    plugin.index_dtypes = (1u << GSC_INT8) | (1u << GSC_INT16) | (1u << GSC_INT32) |
-                          (1u << GSC_INT64) | (1u << GSC_UINT8) | (1u << GSC_UINT16) |
-                          (1u << GSC_UINT32) | (1u << GSC_UINT64);
-    plugin.semantics = 1u << GSC_TF_CPU;
-    plugin.deterministic = 1;  // CPU scatters apply rows in order
-    plugin.tf_messages = 1;
-    plugin.half_in_float = 0;
-    plugin.run = run;
+    const gsc_plugin_v1& v1 = *describe_v1();
+    plugin.abi_version = GSCHECK_PLUGIN_ABI_V2;
+    plugin.name = v1.name;
+    plugin.ops = v1.ops;
+    plugin.dtypes = v1.dtypes;
+    plugin.index_dtypes = v1.index_dtypes;
+    plugin.semantics = v1.semantics;
+    plugin.deterministic = v1.deterministic;
+    plugin.tf_messages = v1.tf_messages;
+    plugin.half_in_float = v1.half_in_float;
+    plugin.run = v1.run;
+    plugin.flags = 0;
+    plugin.init = tf_init;
+    plugin.finalize = tf_finalize;
     ready = true;
   }
   return &plugin;
 }
-
-__attribute__((visibility("default"))) int32_t gscheck_plugin_api(void) { return GSC_API_KERNEL; }
+#endif
 
 }  // extern "C"
