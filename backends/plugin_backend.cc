@@ -677,20 +677,26 @@ class Worker {
     for (int64_t d : dims)
       if (d < 0) return internal("plugin worker sent a malformed result");
     const auto dtype = static_cast<DType>(r.dtype);
-    auto out = Tensor::uninitialized(dtype, Shape(std::move(dims)), INT64_MAX);
-    if (!out.ok()) return out.error();
+    const bool strings = dtype == DType::kString;
+    // Check the claimed shape against the shared memory before allocating anything for it:
+    // bytes in the pipe (a plugin may write there) must not make gscheck allocate.
+    Shape shape(std::move(dims));
+    const auto count = shape.num_elements();
     struct stat st {};
     if (::fstat(out_mem_, &st) != 0) return internal("cannot stat the output memory");
     const auto size = static_cast<uint64_t>(st.st_size);
     auto inside = [&](uint64_t off, uint64_t n) { return off <= size && n <= size - off; };
-    const bool strings = dtype == DType::kString;
     const uint64_t lo = strings ? r.strings_offset : r.payload_offset;
     const uint64_t n = strings ? r.strings_bytes : r.payload_bytes;
-    if (!inside(lo, n) || (!strings && n != out->byte_size()) ||
-        (strings && n < 16ull * out->num_elements())) {
+    const uint64_t elem = strings ? 16 : dtype_size(dtype);
+    if (!count || !inside(lo, n) || static_cast<uint64_t>(*count) > size / elem ||
+        (!strings && n != static_cast<uint64_t>(*count) * elem) ||
+        (strings && n < static_cast<uint64_t>(*count) * elem)) {
       kill_group();
       return internal("plugin worker sent a malformed result (output out of bounds)");
     }
+    auto out = Tensor::uninitialized(dtype, std::move(shape), INT64_MAX);
+    if (!out.ok()) return out.error();
     if (n == 0) return out;
     const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
     const uint64_t map_at = lo / page * page;

@@ -176,7 +176,8 @@ std::string load_cuda() {
     return "the CUDA runtime lacks cudaMalloc, cudaFree, cudaMemcpy, cudaMemset or "
            "cudaDeviceSynchronize";
   // Create the context now, before the address-space cap, and keep it for the worker's life.
-  if (int e = g_cuda.free_fn(nullptr); e != 0) return "cannot create a CUDA context: " + g_cuda.error(e);
+  if (int e = g_cuda.free_fn(nullptr); e != 0)
+    return "cannot create a CUDA context: " + g_cuda.error(e);
   return "";
 }
 
@@ -211,7 +212,8 @@ struct Output {
 };
 
 std::size_t element_size(int32_t dtype) {
-  static const std::size_t sizes[] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8, 8, 16, sizeof(gsc_string)};
+  static const std::size_t sizes[] = {1, 1, 2, 4, 8, 1, 2,  4,
+                                      8, 2, 2, 4, 8, 8, 16, sizeof(gsc_string)};
   return sizes[dtype];
 }
 
@@ -300,8 +302,7 @@ int32_t set_string(void* ctx, int64_t index, const char* data, int64_t size) {
     return GSC_INVALID_ARGUMENT;
   const std::size_t i = static_cast<std::size_t>(index);
   const int64_t before = o->copied[i] ? static_cast<int64_t>(o->copies[i].size()) : 0;
-  if (size - before >
-      o->max_bytes - static_cast<int64_t>(o->payload_bytes) - o->string_bytes)
+  if (size - before > o->max_bytes - static_cast<int64_t>(o->payload_bytes) - o->string_bytes)
     return GSC_RESOURCE_EXHAUSTED;
   try {
     o->copies[i].assign(data, static_cast<std::size_t>(size));
@@ -493,8 +494,8 @@ void serve_call(uint64_t in_bytes) {
           reply(Ending::kFailedRestart, 0, nullptr, 0, 0, "worker got a malformed string");
           return;
         }
-        views.strings[k][i] = gsc_string{reinterpret_cast<const char*>(base + e[0]),
-                                         static_cast<int64_t>(e[1])};
+        views.strings[k][i] =
+            gsc_string{reinterpret_cast<const char*>(base + e[0]), static_cast<int64_t>(e[1])};
       }
       t.data = views.strings[k].data();
     } else if (g_device) {
@@ -645,11 +646,12 @@ std::string load(const char* path) {
       return prefix + "gscheck_plugin_v2() says ABI version " + std::to_string(p->abi_version) +
              ", this gscheck reads 1 (gscheck_plugin_v1) and 2 (gscheck_plugin_v2)";
     if (p->flags & ~GSC_DEVICE_POINTERS)
-      return prefix + "its flags hold unknown bits " + std::to_string(p->flags & ~GSC_DEVICE_POINTERS);
+      return prefix + "its flags hold unknown bits " +
+             std::to_string(p->flags & ~GSC_DEVICE_POINTERS);
     g_v2 = p;
     g_run = p->run;
     name = p->name;
-    c = {p->abi_version,   p->ops,         p->dtypes,       p->index_dtypes, p->semantics,
+    c = {p->abi_version,   p->ops,         p->dtypes,        p->index_dtypes, p->semantics,
          p->deterministic, p->tf_messages, p->half_in_float, p->flags};
   } else {
     const gsc_plugin_v1* p = v1();
@@ -659,8 +661,9 @@ std::string load(const char* path) {
              ", this gscheck reads 1 (gscheck_plugin_v1) and 2 (gscheck_plugin_v2)";
     g_run = p->run;
     name = p->name;
-    c = {p->abi_version,   p->ops,         p->dtypes,        p->index_dtypes, p->semantics,
-         p->deterministic, p->tf_messages, p->half_in_float, 0};
+    c = {p->abi_version,  p->ops,           p->dtypes,
+         p->index_dtypes, p->semantics,     p->deterministic,
+         p->tf_messages,  p->half_in_float, 0};
   }
   if (!g_run) return prefix + "its contract has no run function";
   if (!name) return prefix + "its contract has no name";
@@ -670,7 +673,8 @@ std::string load(const char* path) {
   send_frame(Msg::kHello, &c, sizeof c, n.data(), n.size());
   g_device = (c.flags & GSC_DEVICE_POINTERS) != 0;
   if (g_device && g_fork_per_call)
-    return "plugin " + n + " takes device pointers, which cannot cross fork(): run it without "
+    return "plugin " + n +
+           " takes device pointers, which cannot cross fork(): run it without "
            "--isolate call";
   if (g_device) {
     if (std::string e = load_cuda(); !e.empty()) return e;
@@ -709,6 +713,43 @@ void cap_memory() {
   ::setrlimit(RLIMIT_AS, &r);
 }
 
+void kill_own_group(int) { ::kill(0, SIGKILL); }
+
+// Forks the real worker. In the guard returns how the worker ended (mirroring a signal by dying
+// of it); in the worker returns -1.
+int guard() {
+  const pid_t guard_pid = ::getpid();
+  pid_t pid = -1;
+  for (int attempt = 0; attempt < 6 && pid < 0; ++attempt) {  // a full process table passes
+    pid = ::fork();
+    if (pid < 0) ::usleep(10000u << attempt);
+  }
+  if (pid < 0) {
+    std::fprintf(stderr, "gscheck-worker: fork failed: %s\n", std::strerror(errno));
+    return 1;
+  }
+  if (pid == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != guard_pid) ::_exit(1);
+    // The plugin's orphaned grandchildren become this worker's children, so they are seen.
+    ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+    return -1;
+  }
+  struct sigaction sa {};
+  sa.sa_handler = &kill_own_group;
+  ::sigaction(SIGTERM, &sa, nullptr);
+  for (int fd = 0; fd < 7; ++fd)
+    if (fd != 2) ::close(fd);  // the worker holds the pipes: their EOF is the worker's
+  int st = 0;
+  while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(st)) {
+    ::signal(WTERMSIG(st), SIG_DFL);
+    ::raise(WTERMSIG(st));
+  }
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -716,17 +757,18 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "gscheck-worker is started by gscheck, not by hand\n");
     return 2;
   }
-  // Die with gscheck, even on SIGKILL; a parent already gone means nobody wants this worker.
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() != static_cast<pid_t>(std::atoll(argv[4]))) return 1;
-  // The plugin's orphaned grandchildren become this worker's children, so they are seen.
-  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
-  g_page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  g_max_bytes = std::atoll(argv[2]);
-  g_fork_per_call = std::strcmp(argv[3], "call") == 0;
   // A plugin crashing on every case must not write a core file per case.
   rlimit no_core{0, 0};
   ::setrlimit(RLIMIT_CORE, &no_core);
+  // Die with gscheck, even on SIGKILL; a parent already gone means nobody wants this worker.
+  // This process stays a small guard that never loads the plugin: told (SIGTERM) that gscheck
+  // died, it kills the whole process group, the plugin's children included.
+  ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (::getppid() != static_cast<pid_t>(std::atoll(argv[4]))) return 1;
+  if (int code = guard(); code >= 0) return code;
+  g_page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  g_max_bytes = std::atoll(argv[2]);
+  g_fork_per_call = std::strcmp(argv[3], "call") == 0;
   ::signal(SIGPIPE, SIG_DFL);
   static char alt_stack[64 * 1024];
   stack_t ss{};

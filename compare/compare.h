@@ -27,8 +27,11 @@ struct Verdict {
 
 /// How strictly to compare.
 struct Options {
-  /// Error messages must match the expected text exactly (a backend with tf_messages).
+  /// Error messages must match the expected text exactly (a backend with tf_messages), for the
+  /// classes whose text TensorFlow's kernels write: invalid_argument and bad_index.
   bool compare_messages = true;
+  /// bad_index messages must match even without compare_messages (tf_bad_index_messages).
+  bool compare_bad_index_messages = false;
   /// Half types accumulated in float32: use float32's unit roundoff in the summation bound.
   bool half_accumulated_in_float = false;
   int max_mismatches = 8;
@@ -37,14 +40,12 @@ struct Options {
 /// Compare a backend's outcome with the reference's outcome for the same case, by the op's rule:
 /// bit-exact data movement; set-valued update duplicates (tf-gpu); bounded float sums for
 /// add/sub duplicates; untouched elements identical to the starting tensor; errors by class and,
-/// when opts.compare_messages and message_is_contract(class), by message.
+/// when messages_graded(opts, class), by message.
 Verdict compare_outcomes(const Case& c, const Outcome& expected, const Outcome& got,
                          const Options& opts = {});
 
-/// True for the error classes whose message text is TensorFlow's kernel contract
-/// (invalid_argument, bad_index). unsupported ("no kernel": TensorFlow's registry text) and
-/// resource_exhausted (a budget's own words) compare by class only.
-bool message_is_contract(ErrorClass cls);
+/// Whether an error of this class is graded on its message text under opts.
+bool messages_graded(const Options& opts, ErrorClass cls);
 
 /// Options that grade a backend by the contract its capabilities declare.
 Options options_for(const Capabilities& caps);

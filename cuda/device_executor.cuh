@@ -72,6 +72,10 @@ class DeviceExec {
   Status fill(void* d, uint8_t byte, uint64_t n) {
     return n ? cuda_status(cudaMemset(d, byte, n), "cudaMemset") : Status{};
   }
+  /// Upper bound of resident 256-thread blocks (2048 threads per SM): the launchers' estimate
+  /// of "enough blocks to fill the machine".
+  uint32_t max_blocks() const { return static_cast<uint32_t>(sm_count_) * 8; }
+
   /// Resident blocks of kernel K per SM at block_threads, from the occupancy API (asked once per
   /// kernel and block size; 8 if the query fails).
   template <class K>

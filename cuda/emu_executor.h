@@ -125,15 +125,26 @@ class EmuExec {
     return {};
   }
 
-  /// Stable sort of (key, value) pairs by key; writes keys_out/values_out (end_bit unused: the
-  /// host sort compares whole keys).
+  /// CUB's DeviceRadixSort::SortPairs with begin_bit 0: a stable sort of (key, value) pairs
+  /// ordered by the key bits [0, end_bit) only; the keys move whole (bits above end_bit are kept
+  /// but ignored for the order), so a launcher that passes too small an end_bit fails here as on
+  /// a GPU.
   template <class Key>
   Status sort_pairs(const Key* keys_in, Key* keys_out, const Key* values_in, Key* values_out,
-                    uint64_t n, int /*end_bit*/) {
+                    uint64_t n, int end_bit) {
+    constexpr int kBits = static_cast<int>(8 * sizeof(Key));
+    if (end_bit < 0 || end_bit > kBits) {
+      return Error{ErrorClass::kInternal, "cuda-emu: sort_pairs end_bit " +
+                                              std::to_string(end_bit) + " outside [0, " +
+                                              std::to_string(kBits) + "]"};
+    }
+    const Key mask =
+        end_bit == kBits ? static_cast<Key>(~Key{0}) : static_cast<Key>((Key{1} << end_bit) - 1);
     std::vector<uint64_t> order(n);
     std::iota(order.begin(), order.end(), uint64_t{0});
-    std::stable_sort(order.begin(), order.end(),
-                     [&](uint64_t a, uint64_t b) { return keys_in[a] < keys_in[b]; });
+    std::stable_sort(order.begin(), order.end(), [&](uint64_t a, uint64_t b) {
+      return (keys_in[a] & mask) < (keys_in[b] & mask);
+    });
     for (uint64_t i = 0; i < n; ++i) {
       keys_out[i] = keys_in[order[i]];
       values_out[i] = values_in[order[i]];

@@ -74,7 +74,10 @@ Outcome run_gather_nd(Exec& ex, const Case& c, const GatherNdPlan& p, const RunC
   if (cfg.checked && b->any()) {
     // TensorFlow reports the last bad row, its tuple with the batch coordinates prepended.
     const std::vector<int64_t>& idims = indices.shape().dims();
-    const std::vector<int64_t> row_dims(idims.begin(), idims.end() - 1);
+    // The row is located in TensorFlow's reshaped indices [batch] + indices.shape[batch_dims:-1].
+    std::vector<int64_t> row_dims;
+    if (p.batch_dims > 0) row_dims.push_back(p.rows / p.rows_per_batch);
+    row_dims.insert(row_dims.end(), idims.begin() + p.batch_dims, idims.end() - 1);
     const std::vector<int64_t> batch_dims(idims.begin(), idims.begin() + p.batch_dims);
     std::string tuple;
     if (p.batch_dims > 0) {

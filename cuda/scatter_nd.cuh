@@ -314,22 +314,31 @@ struct ScatterSortedKernel {
   const T* d_updates;
   T* d_out;
   Off rows;
-  Off slice;
+  DivBy<Off> slice;
   Off invalid;
   ScatterKind kind;
 
   GSCHECK_HD void operator()(const ThreadIndex& t) const {
     const Off stride = static_cast<Off>(t.total());
-    const Off total = rows * slice;
+    const Off n = slice.value();
+    const Off total = rows * n;
     for (Off e = static_cast<Off>(t.global()); e < total; e += stride) {
-      const Off i = e / slice;
-      const Off j = e - i * slice;
+      const Off i = slice.div(e);
+      const Off j = e - i * n;
       const Off dest = d_sorted_dest[i];
-      if (dest == invalid || (i > 0 && d_sorted_dest[i - 1] == dest)) continue;
-      T* o = d_out + static_cast<uint64_t>(dest) * slice + j;
+      if (dest == invalid) continue;
+      T* o = d_out + static_cast<uint64_t>(dest) * n + j;
+      if (kind == ScatterKind::kUpdate) {
+        // The last row of the run wins: that row's thread writes it, no walk (a hot key costs
+        // one store per element, not one thread walking every row).
+        if (i + 1 < rows && d_sorted_dest[i + 1] == dest) continue;
+        *o = d_updates[static_cast<uint64_t>(d_sorted_rows[i]) * n + j];
+        continue;
+      }
+      if (i > 0 && d_sorted_dest[i - 1] == dest) continue;
       T acc = *o;
       for (Off k = i; k < rows && d_sorted_dest[k] == dest; ++k) {
-        acc = apply_kind(kind, acc, d_updates[static_cast<uint64_t>(d_sorted_rows[k]) * slice + j]);
+        acc = apply_kind(kind, acc, d_updates[static_cast<uint64_t>(d_sorted_rows[k]) * n + j]);
       }
       *o = acc;
     }
@@ -436,7 +445,7 @@ Status apply_scatter_rows(Exec& ex, const ScatterPlan& p, ScatterKind kind, bool
                                 d_updates,
                                 d_out,
                                 rows,
-                                slice,
+                                DivBy<Off>(slice),
                                 invalid,
                                 kind};
   return ex.launch(k, total, kBlock);

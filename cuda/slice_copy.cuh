@@ -86,6 +86,26 @@ GSCHECK_HD_INLINE void load_store_unit(uint8_t* dst, const uint8_t* src) {
 #endif
 }
 
+/// One W-byte load / store (an LDG/STG of W bytes on the device; src/dst aligned to W).
+template <int W>
+GSCHECK_HD_INLINE typename VecUnit<W>::type load_unit(const uint8_t* src) {
+#if defined(__CUDA_ARCH__)
+  return *reinterpret_cast<const typename VecUnit<W>::type*>(src);
+#else
+  typename VecUnit<W>::type v;
+  memcpy(&v, src, W);  // a device-style typed load would be aliasing UB on the host
+  return v;
+#endif
+}
+template <int W>
+GSCHECK_HD_INLINE void store_unit(uint8_t* dst, const typename VecUnit<W>::type& v) {
+#if defined(__CUDA_ARCH__)
+  *reinterpret_cast<typename VecUnit<W>::type*>(dst) = v;
+#else
+  memcpy(dst, &v, W);
+#endif
+}
+
 template <int W>
 GSCHECK_HD_INLINE void store_zero_unit(uint8_t* dst) {
 #if defined(__CUDA_ARCH__)
@@ -198,6 +218,9 @@ struct GatherRowsKernel {
   uint64_t slice_bytes;
   uint32_t group;
   bool aligned16;
+  /// Aligned rows over 4 KB when rows are fewer than resident blocks: each row is split into
+  /// `parts` (a power of two) pieces of whole units, one group per piece, so no SM idles.
+  uint32_t parts = 1;
 
   GSCHECK_HD void operator()(const ThreadIndex& t) const {
     const uint32_t lane = t.thread % group;  // group divides block_dim
@@ -254,29 +277,34 @@ struct GatherRowsKernel {
   }
 
   // Rows of more units than lanes: kUnitsInFlight independent loads per lane, and the next
-  // row's index fetched before this row's copy so its latency overlaps the copy.
+  // piece's index fetched before this piece's copy so its latency overlaps the copy. A piece is
+  // a whole row, or 1/parts of one.
   GSCHECK_HD_INLINE void long_rows(Off first, Off stride, uint32_t lane, uint64_t units) const {
     using V = VecUnit<16>::type;
-    if (first >= rows) return;
+    const Off pieces = rows * static_cast<Off>(parts);  // parts > 1 only when rows are few
+    const uint64_t piece_units = units / parts;
+    if (first >= pieces) return;
     Off next_src = 0;
-    bool next_ok = map.source(first, &next_src);
-    for (Off row = first; row < rows; row += stride) {
+    bool next_ok = map.source(first / parts, &next_src);
+    for (Off v = first; v < pieces; v += stride) {
       const Off src_row = next_src;
       const bool ok = next_ok;
-      const Off nrow = row + stride;
-      if (nrow < rows && nrow > row) next_ok = map.source(nrow, &next_src);
-      uint8_t* dst = d_out + static_cast<uint64_t>(row) * slice_bytes;
-      const uint8_t* src = d_params + static_cast<uint64_t>(src_row) * slice_bytes;
+      const Off nv = v + stride;
+      if (nv < pieces && nv > v) next_ok = map.source(nv / parts, &next_src);
+      const Off row = v / parts;
+      const uint64_t piece_off = static_cast<uint64_t>(v - row * parts) * piece_units * 16;
+      uint8_t* dst = d_out + static_cast<uint64_t>(row) * slice_bytes + piece_off;
+      const uint8_t* src = d_params + static_cast<uint64_t>(src_row) * slice_bytes + piece_off;
       uint64_t u = lane;
       const uint64_t g = group;
-      for (; u + (kUnitsInFlight - 1) * g < units; u += kUnitsInFlight * g) {
-        V v[kUnitsInFlight];
+      for (; u + (kUnitsInFlight - 1) * g < piece_units; u += kUnitsInFlight * g) {
+        V x[kUnitsInFlight];
         GSCHECK_UNROLL
-        for (int k = 0; k < kUnitsInFlight; ++k) v[k] = ok ? load16(src + (u + k * g) * 16) : V{};
+        for (int k = 0; k < kUnitsInFlight; ++k) x[k] = ok ? load16(src + (u + k * g) * 16) : V{};
         GSCHECK_UNROLL
-        for (int k = 0; k < kUnitsInFlight; ++k) store16(dst + (u + k * g) * 16, v[k]);
+        for (int k = 0; k < kUnitsInFlight; ++k) store16(dst + (u + k * g) * 16, x[k]);
       }
-      for (; u < units; u += g) store16(dst + u * 16, ok ? load16(src + u * 16) : V{});
+      for (; u < piece_units; u += g) store16(dst + u * 16, ok ? load16(src + u * 16) : V{});
     }
   }
 };
@@ -312,14 +340,12 @@ struct GatherElementsKernel {
       V v[kRowsInFlight];
       GSCHECK_UNROLL
       for (int k = 0; k < kRowsInFlight; ++k) {
-        v[k] = V{};
-        if (ok[k])
-          memcpy(&v[k], d_params + static_cast<uint64_t>(src[k]) * E, E);  // one E-byte load
+        v[k] = ok[k] ? load_unit<E>(d_params + static_cast<uint64_t>(src[k]) * E) : V{};
       }
       GSCHECK_UNROLL
       for (int k = 0; k < kRowsInFlight; ++k) {
         const Off ek = e + static_cast<Off>(k) * stride;
-        if (ek < total && ek >= e) memcpy(d_out + static_cast<uint64_t>(ek) * E, &v[k], E);
+        if (ek < total && ek >= e) store_unit<E>(d_out + static_cast<uint64_t>(ek) * E, v[k]);
       }
     }
   }

@@ -277,6 +277,7 @@ json report_to_json(const Report& r) {
         {"apis", names(caps.apis, api_name)},
         {"deterministic", caps.deterministic},
         {"tf_messages", caps.tf_messages},
+        {"tf_bad_index_messages", caps.tf_bad_index_messages},
         {"accumulates_half_in_float", caps.accumulates_half_in_float}}},
       {"totals", std::move(totals_json)},
       {"per_op", std::move(per_op)},

@@ -186,8 +186,7 @@ CaseResult CaseChecker::grade(const CaseFile& f, const std::string& file) {
   // (a backend with tf_messages, and an invalid_argument or bad_index expectation).
   std::optional<Expect> stripped;
   if (f.expect && f.expect->error_regex &&
-      (!opts.compare_messages ||
-       !(f.expect->error_class && compare::message_is_contract(*f.expect->error_class)))) {
+      !(f.expect->error_class && compare::messages_graded(opts, *f.expect->error_class))) {
     stripped = *f.expect;  // an error expectation: no tensor to copy
     stripped->error_regex.reset();
   }

@@ -12,12 +12,12 @@
 namespace gscheck::tools {
 
 /// Usage lines for the plugin options (a literal, to concatenate into a command's usage).
-#define GSCHECK_PLUGIN_USAGE \
-  "  --jobs N         plugin:PATH backends: worker processes, so cases checked at once\n" \
-  "                   (default: the number of cores); reports keep the case order\n" \
-  "  --timeout S      plugin:PATH backends: seconds one call may take before its worker is\n" \
+#define GSCHECK_PLUGIN_USAGE                                                                    \
+  "  --jobs N         plugin:PATH backends: worker processes, so cases checked at once\n"       \
+  "                   (default: the number of cores); reports keep the case order\n"            \
+  "  --timeout S      plugin:PATH backends: seconds one call may take before its worker is\n"   \
   "                   killed (default: 10 plus 1 per 64 MiB of the case's inputs and output)\n" \
-  "  --isolate MODE   plugin:PATH backends: 'worker' (default: each worker loads the plugin\n" \
+  "  --isolate MODE   plugin:PATH backends: 'worker' (default: each worker loads the plugin\n"  \
   "                   once and serves every call) or 'call' (each call in a fresh fork of it)\n"
 
 /// The option specs of GSCHECK_PLUGIN_USAGE.

@@ -8,10 +8,10 @@
  *   cc -shared -fPIC -I include examples/plugins/device_gather_nd_plugin.c -ldl -o libdev.so
  *   gscheck run --backend plugin:./libdev.so */
 #define GSC_EXAMPLE_EMBEDDED
-#include "gather_nd_plugin.c"
-
 #include <dlfcn.h>
 #include <stdlib.h>
+
+#include "gather_nd_plugin.c"
 
 enum { kHostToDevice = 1, kDeviceToHost = 2 };
 static int (*cuda_memcpy)(void*, const void*, size_t, int);

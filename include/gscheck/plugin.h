@@ -26,7 +26,8 @@
  * GSC_RESOURCE_EXHAUSTED. Unwritten output bytes read as the poison 0xCD; 64 or more guard bytes
  * and an inaccessible page lie on both sides, and a write into either fails the call. After
  * init() the worker's address space is capped (RLIMIT_AS) at what it uses then plus four times
- * max_bytes plus 1 GiB: a runaway allocation fails instead of exhausting the machine.
+ * max_bytes plus 1 GiB: a runaway allocation fails instead of exhausting the machine (not for
+ * GSC_DEVICE_POINTERS plugins: the CUDA driver maps device memory into the address space).
  *
  * TIME. call->deadline_ns is when the worker is killed (CLOCK_MONOTONIC, nanoseconds); the
  * default allows 10 s plus 1 s per 64 MiB of inputs and output (--timeout S overrides it).
@@ -46,8 +47,8 @@
  * loads the CUDA runtime in the worker at run time (libcudart.so.13, .12 or .so, or the library
  * named by $GSCHECK_CUDART), cudaMalloc()s every non-string input and the output (poisoned, with
  * 64 guard bytes each side), and calls cudaDeviceSynchronize() after run() returns, so work on
- * any stream finishes. String tensors stay in host memory. The worker (and its CUDA context)
- * persists across calls; such plugins cannot run with --isolate call (CUDA does not survive fork).
+ * any stream finishes. String tensors stay in host memory (such plugins are not graded on
+ * strings). The worker creates its CUDA context before init() and keeps it across calls; such plugins cannot run with --isolate call (CUDA does not survive fork).
  *
  * PYTHON-LEVEL RULES. Unless the plugin exports gscheck_plugin_api() returning GSC_API_KERNEL
  * (API LEVEL, at the end), a call is a TensorFlow Python API call (tf.gather, tf.gather_nd,
@@ -157,8 +158,8 @@ typedef struct gsc_call {
   gsc_alloc_output_fn alloc_output;
   void* alloc_ctx;
   /* ABI v2 (also filled for v1 plugins, which never read past alloc_ctx). */
-  int64_t max_bytes;   /* byte budget: the output plus its string bytes */
-  int64_t deadline_ns; /* CLOCK_MONOTONIC time at which the worker is killed */
+  int64_t max_bytes;            /* byte budget: the output plus its string bytes */
+  int64_t deadline_ns;          /* CLOCK_MONOTONIC time at which the worker is killed */
   gsc_set_string_fn set_string; /* ctx is alloc_ctx */
 } gsc_call;
 

@@ -125,6 +125,10 @@ def main():
             problems.append("%s: no LDG.E.128 (16-byte global load)" % short(names[n]))
         if not has(n, r"STG\.E\.128"):
             problems.append("%s: no STG.E.128 (16-byte global store)" % short(names[n]))
+    # The per-element gather moves each element in one access of its size, never byte by byte.
+    for n in kernels(r"GatherElementsKernel<.*, (2|4|8)> >\("):
+        if has(n, r"LDG\.E\.U8") or has(n, r"STG\.E\.U8"):
+            problems.append("%s: byte loads/stores for a wider element" % short(names[n]))
     checks = [(r"ScatterReduceKernel<float, u\w* int, 4>|ScatterReduceKernel<float, unsigned int, 4>",
                r"RED\S*F32x4", "float32 add: F32x4 vector reduction"),
               (r"ScatterReduceKernel<float, unsigned int, 2>", r"RED\S*F32x2",

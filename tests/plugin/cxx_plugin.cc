@@ -100,8 +100,7 @@ int32_t init(gsc_result* r) {
 }
 #endif
 
-#if defined(GSC_TEST_STRINGS) || defined(GSC_TEST_STRINGS_UNMAPPED) || \
-    defined(GSC_TEST_STRING_HUGE)
+#if defined(GSC_TEST_STRINGS) || defined(GSC_TEST_STRINGS_UNMAPPED) || defined(GSC_TEST_STRING_HUGE)
 constexpr int32_t kElement = GSC_STRING;
 #else
 constexpr int32_t kElement = GSC_FLOAT32;

@@ -42,6 +42,8 @@ static void misbehave(float* out, int64_t n) {
   raise(SIGSEGV);
 #elif defined(GSC_TEST_HANG)
   fprintf(stderr, "hostile: hanging\n");
+  if (fork() == 0) /* a child that must die with the worker, even when gscheck is SIGKILLed */
+    for (;;) pause();
   for (;;) pause();
 #elif defined(GSC_TEST_OVERRUN)
   memset(out + n, 0x11, 100); /* 100 bytes past the end */
@@ -90,8 +92,8 @@ static void misbehave(float* out, int64_t n) {
 static int32_t run(const gsc_call* call, gsc_result* result) {
   const gsc_tensor* params = call->params;
   const gsc_tensor* indices = call->indices;
-  if (call->op != GSC_GATHER || params->rank != 1 || indices->rank != 1 ||
-      call->batch_dims != 0 || (call->axis && ((const int32_t*)call->axis->data)[0] != 0)) {
+  if (call->op != GSC_GATHER || params->rank != 1 || indices->rank != 1 || call->batch_dims != 0 ||
+      (call->axis && ((const int32_t*)call->axis->data)[0] != 0)) {
     snprintf(result->message, sizeof result->message, "only a vector gather");
     return GSC_UNIMPLEMENTED;
   }
@@ -127,8 +129,7 @@ static int32_t run(const gsc_call* call, gsc_result* result) {
 #if defined(GSC_TEST_SPAM)
   if (params->dims[0] > 0 && in[0] == TRIGGER) {
     misbehave(out, n);
-    snprintf(result->message, sizeof result->message,
-             "bad\n5000 cases: 5000 PASSED\x1b[2J");
+    snprintf(result->message, sizeof result->message, "bad\n5000 cases: 5000 PASSED\x1b[2J");
     return GSC_INVALID_ARGUMENT;
   }
 #endif
@@ -146,17 +147,17 @@ const gsc_plugin_v1* gscheck_plugin_v1(void) {
 const gsc_plugin_v1* gscheck_plugin_v1(void) {
   static const gsc_plugin_v1 plugin = {
 #if defined(GSC_TEST_BAD_ABI)
-      .abi_version = 99,
+    .abi_version = 99,
 #else
-      .abi_version = GSCHECK_PLUGIN_ABI_VERSION,
+    .abi_version = GSCHECK_PLUGIN_ABI_VERSION,
 #endif
-      .name = "misbehaving",
-      .ops = 1u << GSC_GATHER,
-      .dtypes = 1ull << GSC_FLOAT32,
-      .index_dtypes = 1u << GSC_INT32,
-      .semantics = 1u << GSC_TF_GPU,
-      .deterministic = 1,
-      .run = run,
+    .name = "misbehaving",
+    .ops = 1u << GSC_GATHER,
+    .dtypes = 1ull << GSC_FLOAT32,
+    .index_dtypes = 1u << GSC_INT32,
+    .semantics = 1u << GSC_TF_GPU,
+    .deterministic = 1,
+    .run = run,
   };
   return &plugin;
 }
