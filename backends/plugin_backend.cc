@@ -851,6 +851,12 @@ Expected<std::unique_ptr<Backend>> make_plugin_backend(const std::string& path,
   caps.accumulates_half_in_float = p.half_in_float != 0;
   if (p.flags & GSC_DEVICE_POINTERS)  // no string tensors on the device
     std::erase(caps.dtypes, DType::kString);
+  // The optional API-level hook (gscheck_plugin_api, read by the worker): kernel-level plugins
+  // say so; the rest implement Python's API.
+  if (p.api != GSC_API_PYTHON && p.api != GSC_API_KERNEL)
+    return parse_error("plugin " + path + ": gscheck_plugin_api() returned " +
+                       std::to_string(p.api) + " (expected GSC_API_PYTHON or GSC_API_KERNEL)");
+  caps.apis = {p.api == GSC_API_KERNEL ? Api::kKernel : Api::kPython};
   return std::unique_ptr<Backend>(
       new PluginBackend(where, std::move(caps), options, std::move(first)));
 }

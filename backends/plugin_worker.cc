@@ -667,6 +667,8 @@ std::string load(const char* path) {
   }
   if (!g_run) return prefix + "its contract has no run function";
   if (!name) return prefix + "its contract has no name";
+  using Api = int32_t (*)();
+  if (auto api = reinterpret_cast<Api>(::dlsym(h, "gscheck_plugin_api"))) c.api = api();
   const std::string n(name, strnlen(name, 256));
   send_frame(Msg::kHello, &c, sizeof c, n.data(), n.size());
   g_device = (c.flags & GSC_DEVICE_POINTERS) != 0;

@@ -52,6 +52,7 @@ struct WireContract {
   int32_t tf_messages;
   int32_t half_in_float;
   uint32_t flags;
+  int32_t api;  // gscheck_plugin_api() when the plugin exports it, else GSC_API_PYTHON
 };
 
 struct WireTensor {

@@ -2,6 +2,7 @@
 // for a backend other than the reference, against the reference's outcome).
 #include <chrono>
 #include <cstdio>
+#include <optional>
 
 #include "core/case_json.h"
 #include "tools/case_check.h"
@@ -15,7 +16,8 @@ namespace {
 constexpr const char* kUsage =
     "usage: gscheck eval [--backend NAME] [--report FILE] [--junit FILE] [--max-bytes N]\n"
     "                    [--repeat K] [--matrix] [--quiet] [--jobs N] [--timeout S]\n"
-    "                    [--isolate worker|call] CASE.json|DIR...\n"
+    "                    [--isolate worker|call] [--known-failures FILE] [--strict]\n"
+    "                    CASE.json|DIR...\n"
     "  Runs each case file (directories are searched recursively for *.json) on the backend\n"
     "  and checks the outcome against the file's expect block; a backend other than the\n"
     "  reference is also compared with the reference's outcome. Prints one line per case.\n"
@@ -29,15 +31,18 @@ constexpr const char* kUsage =
     "  --matrix         also print the capability matrix: verdict counts per op x dtype x index\n"
     "                   dtype x bad_indices_policy\n"
     "  --quiet          print only the failures, and the totals\n" GSCHECK_PLUGIN_USAGE
-    "  Exit status: 0 no case failed, 1 a case FAILED, was MISTRUSTED or NONDETERMINISTIC,\n"
-    "  2 bad command line, 3 a report could not be written.\n";
+    "  --known-failures FILE  failures the backend is known to have (see gscheck run --help)\n"
+    "  --strict         an XPASS fails the run too\n"
+    "  Exit status: 0 no case failed, 1 a case FAILED, was MISTRUSTED or NONDETERMINISTIC (or\n"
+    "  XPASS with --strict), 2 bad command line, 3 a report could not be written.\n";
 
 }  // namespace
 
 int cmd_eval(const std::vector<std::string>& args) {
-  std::vector<OptionSpec> specs = {{"--backend", true},   {"--report", true}, {"--junit", true},
-                                   {"--max-bytes", true}, {"--repeat", true}, {"--matrix", false},
-                                   {"--quiet", false}};
+  std::vector<OptionSpec> specs = {
+      {"--backend", true},   {"--report", true},         {"--junit", true},
+      {"--max-bytes", true}, {"--repeat", true},         {"--matrix", false},
+      {"--quiet", false},    {"--known-failures", true}, {"--strict", false}};
   for (auto& spec : plugin_option_specs()) specs.push_back(spec);
   auto line = parse_command_line(args, specs, "gscheck eval", kUsage);
   if (!line.args) return line.exit_status;
@@ -103,6 +108,18 @@ int cmd_eval(const std::vector<std::string>& args) {
   CheckOptions opts;
   opts.max_bytes = max_bytes;
   opts.repeat = static_cast<int>(repeat);
+  std::optional<reports::KnownFailures> known;
+  if (auto v = parsed.value("--known-failures")) {
+    auto k = reports::load_known_failures(*v);
+    if (!k.ok()) {
+      std::fprintf(stderr, "gscheck eval: %s\n", k.error().message.c_str());
+      return 2;
+    }
+    known = std::move(k).value();
+    opts.known_failures = &*known;
+  }
+  report.run.known_failures = parsed.value("--known-failures").value_or("");
+  report.run.strict = parsed.has("--strict");
   CaseChecker checker(**backend, reference.get(), opts);
   const bool quiet = parsed.has("--quiet");
   const auto t0 = std::chrono::steady_clock::now();

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <random>
 
 #include "core/case_json.h"
@@ -28,7 +29,8 @@ constexpr int64_t kDefaultSweep = 5000;  // small cases: about a second on one c
 constexpr const char* kUsage =
     "usage: gscheck run [--backend NAME] [--sweep N] [--seed S] [--size K] [--report FILE]\n"
     "                   [--junit FILE] [--max-bytes N] [--repeat K] [--matrix] [--verbose]\n"
-    "                   [--jobs N] [--timeout S] [--isolate worker|call] [PATHS...]\n"
+    "                   [--jobs N] [--timeout S] [--isolate worker|call]\n"
+    "                   [--known-failures FILE] [--strict] [PATHS...]\n"
     "  Checks a backend: every case file in PATHS (default: corpus/golden and corpus/regressions\n"
     "  of the source tree) against its expect block and against the reference's outcome, then N\n"
     "  seeded random cases against the reference. Cases outside the backend's declared\n"
@@ -49,8 +51,12 @@ constexpr const char* kUsage =
     "                   dtype x bad_indices_policy (always printed for plugin:PATH backends)\n"
     "  --verbose        print a line for every case (default: only the "
     "failures)\n" GSCHECK_PLUGIN_USAGE
-    "  Exit status: 0 no case failed, 1 a case FAILED, was MISTRUSTED or NONDETERMINISTIC,\n"
-    "  2 bad command line, 3 a report could not be written.\n";
+    "  --known-failures FILE  failures the backend is known to have (JSON,\n"
+    "                   reports/known_failures.schema.json): a matching failure is XFAIL (not a\n"
+    "                   failure of the run), a selected case that passes is XPASS\n"
+    "  --strict         an XPASS fails the run too\n"
+    "  Exit status: 0 no case failed, 1 a case FAILED, was MISTRUSTED or NONDETERMINISTIC (or\n"
+    "  XPASS with --strict), 2 bad command line, 3 a report could not be written.\n";
 
 int usage_error(const std::string& message) {
   std::fprintf(stderr, "gscheck run: %s\n%s", message.c_str(), kUsage);
@@ -75,10 +81,10 @@ std::vector<std::string> default_paths() {
 }  // namespace
 
 int cmd_run(const std::vector<std::string>& args) {
-  std::vector<OptionSpec> specs = {{"--backend", true},   {"--sweep", true},  {"--seed", true},
-                                   {"--size", true},      {"--report", true}, {"--junit", true},
-                                   {"--max-bytes", true}, {"--repeat", true}, {"--matrix", false},
-                                   {"--verbose", false}};
+  std::vector<OptionSpec> specs = {
+      {"--backend", true}, {"--sweep", true},    {"--seed", true},           {"--size", true},
+      {"--report", true},  {"--junit", true},    {"--max-bytes", true},      {"--repeat", true},
+      {"--matrix", false}, {"--verbose", false}, {"--known-failures", true}, {"--strict", false}};
   for (auto& spec : plugin_option_specs()) specs.push_back(spec);
   auto line = parse_command_line(args, specs, "gscheck run", kUsage);
   if (!line.args) return line.exit_status;
@@ -148,6 +154,13 @@ int cmd_run(const std::vector<std::string>& args) {
                      std::to_string(seed) + " --sweep " + std::to_string(sweep) + " --size " +
                      std::to_string(size) +
                      (repeat > 1 ? " --repeat " + std::to_string(repeat) : std::string());
+  std::optional<reports::KnownFailures> known;
+  if (auto v = parsed.value("--known-failures")) {
+    auto k = reports::load_known_failures(*v);
+    if (!k.ok()) return usage_error(k.error().message);
+    known = std::move(k).value();
+    opts.known_failures = &*known;
+  }
   CaseChecker checker(**backend, ref, opts);
 
   reports::Report report;
@@ -157,6 +170,8 @@ int cmd_run(const std::vector<std::string>& args) {
   report.run.started_at = reports::utc_now();
   report.run.backend = (*backend)->capabilities();
   report.run.sweep = sweep;
+  report.run.known_failures = parsed.value("--known-failures").value_or("");
+  report.run.strict = parsed.has("--strict");
   if (sweep > 0) report.run.seed = seed;
   const bool verbose = parsed.has("--verbose");
   auto record = [&](reports::CaseResult r) {
@@ -180,6 +195,7 @@ int cmd_run(const std::vector<std::string>& args) {
     so.ops = caps.ops;
     so.dtypes = caps.dtypes;
     so.semantics = caps.semantics;
+    so.apis = caps.apis;
     for (DType dt : caps.index_dtypes)
       if (dt == DType::kInt32 || dt == DType::kInt64) so.index_dtypes.push_back(dt);
     for (Case& c : gen::sample_cases(so)) {

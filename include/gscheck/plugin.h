@@ -50,7 +50,8 @@
  * any stream finishes. String tensors stay in host memory (such plugins are not graded on
  * strings). The worker creates its CUDA context before init() and keeps it across calls; such plugins cannot run with --isolate call (CUDA does not survive fork).
  *
- * PYTHON-LEVEL RULES. A call is a TensorFlow Python API call (tf.gather, tf.gather_nd,
+ * PYTHON-LEVEL RULES. Unless the plugin exports gscheck_plugin_api() returning GSC_API_KERNEL
+ * (API LEVEL, at the end), a call is a TensorFlow Python API call (tf.gather, tf.gather_nd,
  * tf.scatter_nd, tf.tensor_scatter_nd_*), as the cases in corpus/ are, not a raw kernel call:
  * gather's axis == NULL is axis=None, meaning axis = batch_dims; a scalar axis 0 drops
  * batch_dims (tf.gather then calls GatherV2 without it); gather_nd's batch_dims > 0 is Python's
@@ -205,6 +206,15 @@ typedef struct gsc_plugin_v2 {
 /* The one symbol a plugin exports: gscheck_plugin_v2, or gscheck_plugin_v1 (v1 contract). */
 const gsc_plugin_v2* gscheck_plugin_v2(void);
 const gsc_plugin_v1* gscheck_plugin_v1(void);
+
+/* API LEVEL (optional, ABI v1 and v2). Calls are TensorFlow Python API calls (tf.gather: axis NULL is
+ * axis=None, a scalar axis 0 drops batch_dims; tf.gather_nd: batch_dims is Python's lowering).
+ * A plugin implementing the raw kernels instead (GatherV2, GatherNd, ScatterNd, TensorScatter*:
+ * axis always given, batch_dims never dropped, gather_nd's batch_dims always 0) also exports
+ * gscheck_plugin_api() returning GSC_API_KERNEL; gscheck then grades it on kernel-level cases and
+ * on the cases no Python rule touches (docs/vendor.md, "API level"). */
+enum gsc_api { GSC_API_PYTHON = 0, GSC_API_KERNEL = 1 };
+int32_t gscheck_plugin_api(void);
 
 #ifdef __cplusplus
 }
