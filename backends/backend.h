@@ -17,14 +17,16 @@ struct Capabilities {
   std::vector<DType> dtypes;         ///< element dtypes it implements (for every op listed)
   std::vector<DType> index_dtypes;   ///< index dtypes it implements
   std::vector<Semantics> semantics;  ///< device semantics it claims to follow
-  bool deterministic = true;         ///< same inputs give bit-identical outputs on every run
-  bool tf_messages = false;          ///< error messages promised to match TensorFlow's text
+  /// API levels it implements (in-tree backends: both; plugins: what they declare).
+  std::vector<Api> apis = {Api::kPython, Api::kKernel};
+  bool deterministic = true;  ///< same inputs give bit-identical outputs on every run
+  bool tf_messages = false;   ///< error messages promised to match TensorFlow's text
   /// Only the bad_index texts (checked mode) match TensorFlow's; implied by tf_messages.
   bool tf_bad_index_messages = false;
   /// Half types (float16, bfloat16) accumulated in float32 (widens the summation bound).
   bool accumulates_half_in_float = false;
 
-  /// True when op, params/updates dtype, index dtype and semantics of c are all claimed.
+  /// True when op, params/updates dtype, index dtype, semantics and API level of c are claimed.
   bool supports(const Case& c) const;
 };
 

@@ -13,7 +13,7 @@ bool Capabilities::supports(const Case& c) const {
       !is_scatter(c.op) ? c.params : (c.tensor ? c.tensor : c.updates);
   if (!data || !c.indices) return false;
   return has(ops, c.op) && has(dtypes, data->dtype()) && has(index_dtypes, c.indices->dtype()) &&
-         has(semantics, c.semantics);
+         has(semantics, c.semantics) && (has(apis, c.api) || same_at_both_apis(c));
 }
 
 }  // namespace gscheck

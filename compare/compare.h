@@ -40,7 +40,7 @@ struct Options {
 /// Compare a backend's outcome with the reference's outcome for the same case, by the op's rule:
 /// bit-exact data movement; set-valued update duplicates (tf-gpu); bounded float sums for
 /// add/sub duplicates; untouched elements identical to the starting tensor; errors by class and,
-/// when opts.compare_messages, by message.
+/// when messages_graded(opts, class), by message.
 Verdict compare_outcomes(const Case& c, const Outcome& expected, const Outcome& got,
                          const Options& opts = {});
 

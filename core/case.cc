@@ -35,6 +35,23 @@ std::optional<Semantics> semantics_from_name(std::string_view name) {
   return std::nullopt;
 }
 
+std::string_view api_name(Api a) { return a == Api::kPython ? "python" : "kernel"; }
+
+std::optional<Api> api_from_name(std::string_view name) {
+  if (name == "python") return Api::kPython;
+  if (name == "kernel") return Api::kKernel;
+  return std::nullopt;
+}
+
+bool same_at_both_apis(const Case& c) {
+  if (c.op == Op::kGatherNd) return c.batch_dims == 0;
+  if (c.op != Op::kGather) return true;
+  if (!c.axis) return false;
+  const bool constant_zero =
+      c.axis->rank() == 0 && c.axis->num_elements() == 1 && c.axis->int_at(0) == 0;
+  return !(constant_zero && c.batch_dims != 0);
+}
+
 Status check_well_formed(const Case& c) {
   const std::string op(op_name(c.op));
   auto need = [&](const std::optional<Tensor>& t, const char* field, bool wanted) -> Status {
@@ -51,6 +68,14 @@ Status check_well_formed(const Case& c) {
   if (c.op != Op::kGather && c.axis) return parse_error(op + " takes no attribute 'axis'");
   if (is_scatter(c.op) && c.batch_dims != 0)
     return parse_error(op + " takes no attribute 'batch_dims'");
+  if (c.api == Api::kKernel && c.op == Op::kGather && !c.axis)
+    return parse_error(
+        "the GatherV2 kernel takes axis as an input: a kernel-level gather needs "
+        "attribute 'axis' (axis=None is Python's)");
+  if (c.api == Api::kKernel && c.op == Op::kGatherNd && c.batch_dims != 0)
+    return parse_error(
+        "the GatherNd kernel has no attribute 'batch_dims' (Python's tf.gather_nd "
+        "lowers it): a kernel-level gather_nd must leave it 0");
   if (c.op == Op::kGather && !c.bad_indices_policy.empty())
     return parse_error("gather takes no attribute 'bad_indices_policy'");
   if (c.axis && !is_integer(c.axis->dtype()))

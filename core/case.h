@@ -44,6 +44,20 @@ enum class Semantics : unsigned char {
 std::string_view semantics_name(Semantics s);
 std::optional<Semantics> semantics_from_name(std::string_view name);
 
+/// Which TensorFlow interface a case calls (docs/case_format.md, "API level").
+enum class Api : unsigned char {
+  /// The Python API (tf.gather, tf.gather_nd, ...): axis=None means axis = batch_dims, a constant
+  /// axis 0 drops batch_dims, gather_nd's batch_dims is Python's lowering with its own checks.
+  kPython,
+  /// The raw kernels (GatherV2, GatherNd, ScatterNd, TensorScatter*), as tf.raw_ops calls them:
+  /// gather's axis is always given and batch_dims is never dropped; gather_nd has no batch_dims.
+  kKernel,
+};
+inline constexpr Api kAllApis[] = {Api::kPython, Api::kKernel};
+/// "python" or "kernel".
+std::string_view api_name(Api a);
+std::optional<Api> api_from_name(std::string_view name);
+
 /// One op call. Inputs are named as in TensorFlow's Python signatures; which are present depends
 /// on the op (gather/gather_nd: params, indices; scatter_nd: indices, updates, shape;
 /// tensor_scatter_nd_*: tensor, indices, updates). Absent inputs are a malformed case.
@@ -51,6 +65,7 @@ struct Case {
   std::string name;  ///< free text, used in reports and file names
   Op op = Op::kGather;
   Semantics semantics = Semantics::kTfCpu;
+  Api api = Api::kPython;  ///< Python API (the default) or raw kernel
 
   std::optional<Tensor> params;   ///< gather, gather_nd
   std::optional<Tensor> indices;  ///< every op
@@ -66,6 +81,11 @@ struct Case {
   /// by the op with TensorFlow's message). gather has no such attribute and must leave it "".
   std::string bad_indices_policy;
 };
+
+/// True when no Python-level rule applies to the case, so it means the same at either API level:
+/// every scatter, gather_nd without batch_dims, gather with an axis that is not a scalar 0 while
+/// batch_dims != 0.
+bool same_at_both_apis(const Case& c);
 
 /// Check that the case has exactly the inputs its op takes and attributes it allows; the message
 /// names the offending field. This is a well-formedness check, not TensorFlow's validation.

@@ -702,11 +702,13 @@ Status parse_expect(const json& e, CaseFile& f, Budget& budget) {
 // Known keys first, in a reading order; the rest alphabetically.
 int key_rank(const std::string& k) {
   static constexpr const char* kOrder[] = {
-      "gscheck_case", "name",    "description", "op",         "semantics",
-      "attrs",        "inputs",  "expect",      "output",     "error",
-      "class",        "message", "axis",        "batch_dims", "bad_indices_policy",
-      "params",       "tensor",  "indices",     "updates",    "dtype",
-      "shape",        "data",    "data_b64",    "fill",       "iota"};
+      "gscheck_case", "name",      "description", "op",
+      "api",          "semantics", "attrs",       "inputs",
+      "expect",       "output",    "error",       "class",
+      "message",      "axis",      "batch_dims",  "bad_indices_policy",
+      "params",       "tensor",    "indices",     "updates",
+      "dtype",        "shape",     "data",        "data_b64",
+      "fill",         "iota"};
   for (std::size_t i = 0; i < std::size(kOrder); ++i)
     if (k == kOrder[i]) return static_cast<int>(i);
   return static_cast<int>(std::size(kOrder));
@@ -762,7 +764,7 @@ void pretty(const json& j, int indent, std::string& out) {
 
 Expected<CaseFile> case_file_from_json(const json& j, int64_t max_bytes) {
   if (!j.is_object()) return expected_error("", "a case object", j);
-  static constexpr const char* kFields[] = {"gscheck_case", "name",  "description", "op",
+  static constexpr const char* kFields[] = {"gscheck_case", "name",  "description", "op",    "api",
                                             "semantics",    "attrs", "inputs",      "expect"};
   for (const auto& item : j.items()) {
     const std::string& k = item.key();  // clang 14 cannot capture a structured binding
@@ -801,6 +803,15 @@ Expected<CaseFile> case_file_from_json(const json& j, int64_t max_bytes) {
                                           "\" (expected tf-cpu or tf-gpu)");
     c.semantics = *sem;
   }
+  if (j.contains("api")) {
+    const json& a = j["api"];
+    if (!a.is_string()) return expected_error("api", "\"python\" or \"kernel\"", a);
+    const auto api = api_from_name(a.get_ref<const std::string&>());
+    if (!api)
+      return field_error(
+          "api", "unknown API level \"" + a.get<std::string>() + "\" (expected python or kernel)");
+    c.api = *api;
+  }
   Budget budget{max_bytes};
   if (j.contains("attrs")) GSCHECK_RETURN_IF_ERROR(parse_attrs(j["attrs"], c, budget));
   if (!j.contains("inputs")) return field_error("inputs", "missing");
@@ -827,6 +838,7 @@ json case_file_to_json(const CaseFile& f, TensorEncoding encoding) {
   j["name"] = c.name;
   if (!f.description.empty()) j["description"] = f.description;
   j["op"] = std::string(op_name(c.op));
+  if (c.api != Api::kPython) j["api"] = std::string(api_name(c.api));  // python: the default
   j["semantics"] = std::string(semantics_name(c.semantics));
   json attrs = json::object();
   if (c.axis) {

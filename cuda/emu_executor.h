@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <numeric>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -66,7 +67,8 @@ class EmuExec {
   /// threads: pool size (0 = hardware concurrency); max_blocks: grid cap (0 = 8 per thread).
   explicit EmuExec(int threads = 0, uint32_t max_blocks = 0)
       : pool_(std::make_shared<BlockPool>(threads)),
-        max_blocks_(max_blocks ? max_blocks : static_cast<uint32_t>(8 * pool_->threads())) {}
+        max_blocks_(max_blocks ? max_blocks : static_cast<uint32_t>(8 * pool_->threads())),
+        scratch_(std::make_shared<Scratch>()) {}
 
   Expected<Buffer> alloc(uint64_t bytes) {
     const uint64_t rounded = std::max<uint64_t>(256, (bytes + 255) / 256 * 256);
@@ -91,6 +93,23 @@ class EmuExec {
   }
   uint32_t max_blocks() const { return max_blocks_; }
   int threads() const { return pool_->threads(); }
+
+  /// A kept buffer of at least `bytes` for scratch slot `slot` (0..3), as DeviceExec::scratch.
+  Expected<uint8_t*> scratch(int slot, uint64_t bytes) {
+    Scratch& s = *scratch_;
+    if (slot < 0 || slot >= Scratch::kSlots) {
+      return Error{ErrorClass::kInternal, "scratch slot " + std::to_string(slot) + " out of range"};
+    }
+    if (s.bytes[slot] < bytes || !s.buf[slot].get()) {
+      s.buf[slot] = Buffer();
+      s.bytes[slot] = 0;
+      auto b = alloc(bytes);
+      if (!b.ok()) return b.error();
+      s.buf[slot] = std::move(*b);
+      s.bytes[slot] = bytes;
+    }
+    return s.buf[slot].get();
+  }
 
   /// Run k over a 1-D grid covering work_threads threads (capped at max_blocks blocks; the
   /// kernels are grid-stride loops).
@@ -134,8 +153,14 @@ class EmuExec {
   }
 
  private:
+  struct Scratch {
+    static constexpr int kSlots = 4;
+    Buffer buf[kSlots];
+    uint64_t bytes[kSlots] = {};
+  };
   std::shared_ptr<BlockPool> pool_;
   uint32_t max_blocks_;
+  std::shared_ptr<Scratch> scratch_;  // shared by copies of this executor
 };
 
 }  // namespace gscheck::cuda

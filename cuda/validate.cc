@@ -72,9 +72,11 @@ Expected<GatherPlan> validate_gather(const Case& c) {
   const Tensor& indices = *c.indices;
   const int rp = params.rank();
   const int ri = indices.rank();
-  // Python: tf.gather with the constant axis 0 calls GatherV2 without batch_dims (dropped).
+  // Python: tf.gather with the constant axis 0 calls GatherV2 without batch_dims (dropped);
+  // the raw kernel (api kernel) keeps it.
   int64_t b = c.batch_dims;
-  if (c.axis && c.axis->rank() == 0 && c.axis->num_elements() == 1 && c.axis->int_at(0) == 0) {
+  if (c.api == Api::kPython && c.axis && c.axis->rank() == 0 && c.axis->num_elements() == 1 &&
+      c.axis->int_at(0) == 0) {
     b = 0;
   }
   // GatherV2's batch_dims attribute is an int32.

@@ -23,7 +23,8 @@ TEST(SampleCases, SameSeedSameCasesAndNamesRecordSeedAndPosition) {
   ASSERT_EQ(b.size(), 200u);
   for (size_t i = 0; i < a.size(); ++i) {
     EXPECT_EQ(describe(a[i]), describe(b[i]));
-    EXPECT_EQ(a[i].name, "sweep/1234/" + std::to_string(i) + "/" + std::string(op_name(a[i].op)));
+    EXPECT_EQ(a[i].name, "sweep/1234/" + std::to_string(i) + "/" + std::string(op_name(a[i].op)) +
+                             (a[i].api == Api::kKernel ? "/kernel" : ""));
     EXPECT_TRUE(check_well_formed(a[i]).ok()) << describe(a[i]);
   }
   o.seed = 1235;
@@ -32,6 +33,26 @@ TEST(SampleCases, SameSeedSameCasesAndNamesRecordSeedAndPosition) {
   for (size_t i = 0; i < a.size(); ++i)
     same += describe(a[i]).substr(a[i].name.size()) == describe(c[i]).substr(c[i].name.size());
   EXPECT_LT(same, 20);
+}
+
+TEST(SampleCases, DrawsBothApiLevelsOrTheOneAskedFor) {
+  SampleOptions o;
+  o.seed = 5;
+  o.count = 400;
+  int kernel = 0;
+  for (const Case& c : sample_cases(o)) {
+    kernel += c.api == Api::kKernel;
+    EXPECT_TRUE(check_well_formed(c).ok()) << c.name;  // kernel gathers have an axis
+  }
+  EXPECT_GT(kernel, 60);  // about a quarter
+  EXPECT_LT(kernel, 150);
+  o.apis = {Api::kKernel};
+  for (const Case& c : sample_cases(o)) {
+    EXPECT_EQ(c.api, Api::kKernel) << c.name;
+    EXPECT_TRUE(check_well_formed(c).ok()) << c.name;
+  }
+  o.apis = {Api::kPython};
+  for (const Case& c : sample_cases(o)) EXPECT_EQ(c.api, Api::kPython) << c.name;
 }
 
 TEST(SampleCases, HonoursFilters) {

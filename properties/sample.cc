@@ -1,11 +1,37 @@
 #include "properties/sample.h"
 
+#include <algorithm>
 #include <exception>
+#include <limits>
 #include <string>
 
 #include "properties/generators.h"
 
 namespace gscheck::gen {
+
+void to_kernel_api(Case& c) {
+  if (c.op == Op::kGather && !c.axis) {
+    const int64_t b = c.batch_dims;
+    c.axis = b >= std::numeric_limits<int32_t>::min() && b <= std::numeric_limits<int32_t>::max()
+                 ? Tensor::from_values<int32_t>(Shape{}, {static_cast<int32_t>(b)})
+                 : Tensor::from_values<int64_t>(Shape{}, {b});
+  }
+  if (c.op == Op::kGatherNd) c.batch_dims = 0;
+  c.api = Api::kKernel;
+}
+
+namespace {
+
+// splitmix64: the API level of case i, independent of the RapidCheck stream (so a sweep's Python
+// cases are the ones the same seed gave before kernel-level cases existed).
+uint64_t mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+}  // namespace
 
 std::vector<Case> sample_cases(const SampleOptions& opts) {
   Constraints c;
@@ -17,6 +43,11 @@ std::vector<Case> sample_cases(const SampleOptions& opts) {
   if (c.index_dtypes.empty()) c.index_dtypes = {DType::kInt32, DType::kInt64};
   const rc::Gen<Case> gen = mixed_cases(c, opts.invalid_fraction);
 
+  auto wants = [&](Api a) {
+    return opts.apis.empty() || std::find(opts.apis.begin(), opts.apis.end(), a) != opts.apis.end();
+  };
+  const bool both = wants(Api::kPython) && wants(Api::kKernel);
+  const bool kernel_only = !wants(Api::kPython) && wants(Api::kKernel);
   std::vector<Case> out;
   if (opts.count <= 0) return out;
   out.reserve(static_cast<size_t>(opts.count));
@@ -32,6 +63,16 @@ std::vector<Case> sample_cases(const SampleOptions& opts) {
         Case c_i = gen(case_random, size).value();
         c_i.name = "sweep/" + std::to_string(opts.seed) + "/" + std::to_string(i) + "/" +
                    std::string(op_name(c_i.op));
+        // Python's batch_dims lowering of gather_nd has no kernel-level twin: it stays Python
+        // unless kernel-level cases are all that is asked for.
+        const bool kernel =
+            kernel_only ||
+            (both && mix(opts.seed * 0x100000001b3ull + static_cast<uint64_t>(i)) % 4 == 0 &&
+             !(c_i.op == Op::kGatherNd && c_i.batch_dims != 0));
+        if (kernel) {
+          to_kernel_api(c_i);
+          c_i.name += "/kernel";
+        }
         out.push_back(std::move(c_i));
         break;
       } catch (const std::exception&) {

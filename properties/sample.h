@@ -19,7 +19,14 @@ struct SampleOptions {
   std::vector<DType> dtypes;         ///< empty: every dtype the op takes on TensorFlow's CPU
   std::vector<DType> index_dtypes;   ///< empty: int32 and int64
   std::vector<Semantics> semantics;  ///< empty: both
+  /// empty or both: a quarter of the cases are made kernel-level (to_kernel_api); kernel alone:
+  /// every case; python alone: none.
+  std::vector<Api> apis;
 };
+
+/// The case at the raw-kernel level: gather's axis=None made explicit (axis = batch_dims, as
+/// Python passes it), gather_nd's batch_dims dropped (the kernel has none), api set to kernel.
+void to_kernel_api(Case& c);
 
 /// Draw opts.count cases deterministically from opts.seed. Case names record the seed and the
 /// position ("sweep/<seed>/<i>/<op>") so any case can be regenerated.

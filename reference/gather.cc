@@ -76,11 +76,13 @@ Outcome run_gather(const Case& c, const Options& options) {
   }
 
   // Python: axis=None means axis=batch_dims; a constant axis of 0 calls GatherV2 without
-  // batch_dims (array_ops.gather), so batch_dims is then dropped.
+  // batch_dims (array_ops.gather), so batch_dims is then dropped. The raw kernel (api kernel)
+  // always has its axis input and keeps batch_dims.
+  const bool python = c.api == Api::kPython;
   const Tensor axis_tensor =
       c.axis ? *c.axis : Tensor::from_values<int64_t>(Shape{}, {c.batch_dims});
   int64_t batch_dims = c.batch_dims;
-  if (axis_tensor.rank() == 0 && axis_tensor.int_at(0) == 0) batch_dims = 0;
+  if (python && axis_tensor.rank() == 0 && axis_tensor.int_at(0) == 0) batch_dims = 0;
 
   // The kernel reads its batch_dims attribute as an int32.
   if (batch_dims < std::numeric_limits<int32_t>::min() ||

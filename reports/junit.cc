@@ -112,17 +112,21 @@ std::string junit_xml(const Report& r) {
   const std::string backend = xml_escape(r.run.backend.name);
   x += "<testsuites name=\"gscheck " + xml_escape(r.run.command) + " " + backend + "\" tests=\"" +
        std::to_string(r.cases.size()) + "\" failures=\"" +
-       std::to_string(count(Verdict::kFailed) + count(Verdict::kNondeterministic)) +
+       std::to_string(count(Verdict::kFailed) + count(Verdict::kNondeterministic) +
+                      (r.run.strict ? count(Verdict::kXpass) : 0)) +
        "\" errors=\"" + std::to_string(count(Verdict::kMistrusted)) + "\" skipped=\"" +
-       std::to_string(count(Verdict::kUnimplemented) + count(Verdict::kSkipped)) + "\" time=\"" +
-       seconds(r.run.elapsed_s * 1000) + "\">\n";
+       std::to_string(count(Verdict::kUnimplemented) + count(Verdict::kSkipped) +
+                      count(Verdict::kXfail)) +
+       "\" time=\"" + seconds(r.run.elapsed_s * 1000) + "\">\n";
   for (const auto& [op, cases] : suites) {
     int64_t failures = 0, errors = 0, skipped = 0;
     double ms = 0;
     for (const auto* c : cases) {
-      failures += c->verdict == Verdict::kFailed || c->verdict == Verdict::kNondeterministic;
+      failures += c->verdict == Verdict::kFailed || c->verdict == Verdict::kNondeterministic ||
+                  (r.run.strict && c->verdict == Verdict::kXpass);
       errors += c->verdict == Verdict::kMistrusted;
-      skipped += c->verdict == Verdict::kUnimplemented || c->verdict == Verdict::kSkipped;
+      skipped += c->verdict == Verdict::kUnimplemented || c->verdict == Verdict::kSkipped ||
+                 c->verdict == Verdict::kXfail;
       ms += c->elapsed_ms;
     }
     x += "  <testsuite name=\"" + backend + "." + xml_escape(op) + "\" tests=\"" +
@@ -154,6 +158,24 @@ std::string junit_xml(const Report& r) {
           x += ">\n      <skipped message=\"" + std::string(verdict_name(c->verdict)) + ": " +
                message + "\"/>\n";
           break;
+        case Verdict::kXfail:  // a declared failure: JUnit's "skipped" keeps CI green
+          x += ">\n      <skipped message=\"XFAIL: " +
+               xml_escape(c->known ? c->known->reason + " (" + c->known->link + ")" : c->reason) +
+               "\"/>\n      <system-out>" + xml_escape(failure_text(*c)) + "</system-out>\n";
+          break;
+        case Verdict::kXpass: {
+          const std::string why =
+              "XPASS: known to fail (" +
+              (c->known ? c->known->reason + ", " + c->known->link : std::string()) +
+              ") but passed";
+          if (r.run.strict) {
+            x += ">\n      <failure message=\"" + xml_escape(why) + "\" type=\"XPASS\">" +
+                 xml_escape(why) + "</failure>\n";
+          } else {
+            x += ">\n      <system-out>" + xml_escape(why) + "</system-out>\n";
+          }
+          break;
+        }
       }
       x += "    </testcase>\n";
     }

@@ -20,8 +20,10 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::array<std::string_view, 6> kVerdictNames = {
-    "PASSED", "FAILED", "MISTRUSTED", "UNIMPLEMENTED", "NONDETERMINISTIC", "SKIPPED"};
+constexpr std::array<std::string_view, 8> kVerdictNames = {
+    "PASSED",           "FAILED",  "MISTRUSTED", "UNIMPLEMENTED",
+    "NONDETERMINISTIC", "SKIPPED", "XFAIL",      "XPASS"};
+static_assert(kVerdictNames.size() == std::size(kAllVerdicts));
 
 template <class T, class Name>
 json names(const std::vector<T>& values, Name name) {
@@ -60,6 +62,7 @@ json case_to_json(const CaseResult& r) {
             {"file", r.file.empty() ? json(nullptr) : json(r.file)},
             {"op", r.op ? json(std::string(op_name(*r.op))) : json(nullptr)},
             {"semantics", std::string(semantics_name(r.semantics))},
+            {"api", std::string(api_name(r.api))},
             {"inputs", std::move(inputs)},
             {"bad_indices_policy", r.bad_indices_policy},
             {"backend", r.backend},
@@ -71,6 +74,11 @@ json case_to_json(const CaseResult& r) {
             {"repro", r.repro},
             {"runs", r.runs},
             {"differing_runs", r.differing_runs}};
+  if (r.known)
+    j["known_failure"] = {{"verdict", std::string(verdict_name(r.known->verdict))},
+                          {"entry", r.known->entry},
+                          {"reason", r.known->reason},
+                          {"link", r.known->link}};
   return j;
 }
 
@@ -117,8 +125,15 @@ Status write_text(const std::string& path, const std::string& text) {
 
 std::string_view verdict_name(Verdict v) { return kVerdictNames[static_cast<std::size_t>(v)]; }
 
-bool is_failure(Verdict v) {
-  return v == Verdict::kFailed || v == Verdict::kMistrusted || v == Verdict::kNondeterministic;
+std::optional<Verdict> verdict_from_name(std::string_view name) {
+  for (Verdict v : kAllVerdicts)
+    if (verdict_name(v) == name) return v;
+  return std::nullopt;
+}
+
+bool is_failure(Verdict v, bool strict) {
+  return v == Verdict::kFailed || v == Verdict::kMistrusted || v == Verdict::kNondeterministic ||
+         (strict && v == Verdict::kXpass);
 }
 
 std::optional<DType> data_dtype(const CaseResult& r) {
@@ -136,6 +151,7 @@ void describe_case(const Case& c, CaseResult& r) {
   r.name = c.name;
   r.op = c.op;
   r.semantics = c.semantics;
+  r.api = c.api;
   r.inputs.clear();
   r.bad_indices_policy = c.bad_indices_policy;
   const std::pair<const char*, const std::optional<Tensor>*> inputs[] = {
@@ -150,10 +166,10 @@ std::string outcome_summary(const Outcome& o) {
   return "error " + std::string(error_class_name(o.error().cls)) + ": " + o.error().message;
 }
 
-int64_t Totals::failures() const {
+int64_t Totals::failures(bool strict) const {
   int64_t n = 0;
   for (const auto& [v, count] : all)
-    if (is_failure(v)) n += count;
+    if (is_failure(v, strict)) n += count;
   return n;
 }
 
@@ -194,9 +210,9 @@ std::vector<MatrixRow> capability_matrix(const Report& r) {
 std::string matrix_table(const Report& r) {
   std::string out;
   char line[256];
-  std::snprintf(line, sizeof line, "%-26s %-10s %-6s %-8s %7s %7s %10s %13s %16s %7s\n", "op",
-                "dtype", "index", "policy", "passed", "failed", "mistrusted", "unimplemented",
-                "nondeterministic", "skipped");
+  std::snprintf(line, sizeof line, "%-26s %-10s %-6s %-8s %7s %7s %10s %13s %16s %7s %5s %5s\n",
+                "op", "dtype", "index", "policy", "passed", "failed", "mistrusted", "unimplemented",
+                "nondeterministic", "skipped", "xfail", "xpass");
   out += line;
   for (const MatrixRow& m : capability_matrix(r)) {
     auto dt = [](const std::optional<DType>& d) {
@@ -204,12 +220,13 @@ std::string matrix_table(const Report& r) {
     };
     auto n = [&](Verdict v) { return static_cast<long long>(count_of(m.counts, v)); };
     std::snprintf(line, sizeof line,
-                  "%-26s %-10s %-6s %-8s %7lld %7lld %10lld %13lld %16lld %7lld\n",
+                  "%-26s %-10s %-6s %-8s %7lld %7lld %10lld %13lld %16lld %7lld %5lld %5lld\n",
                   m.op ? std::string(op_name(*m.op)).c_str() : "(unparsed)", dt(m.dtype).c_str(),
                   dt(m.index_dtype).c_str(),
                   m.bad_indices_policy.empty() ? "-" : m.bad_indices_policy.c_str(),
                   n(Verdict::kPassed), n(Verdict::kFailed), n(Verdict::kMistrusted),
-                  n(Verdict::kUnimplemented), n(Verdict::kNondeterministic), n(Verdict::kSkipped));
+                  n(Verdict::kUnimplemented), n(Verdict::kNondeterministic), n(Verdict::kSkipped),
+                  n(Verdict::kXfail), n(Verdict::kXpass));
     out += line;
   }
   return out;
@@ -247,6 +264,8 @@ json report_to_json(const Report& r) {
       {"argv", r.run.argv},
       {"started_at", r.run.started_at},
       {"elapsed_s", r.run.elapsed_s},
+      {"known_failures", r.run.known_failures.empty() ? json(nullptr) : json(r.run.known_failures)},
+      {"strict", r.run.strict},
       {"seed", r.run.seed ? json(*r.run.seed) : json(nullptr)},
       {"sweep", r.run.sweep},
       {"backend",
@@ -255,6 +274,7 @@ json report_to_json(const Report& r) {
         {"dtypes", names(caps.dtypes, dtype_name)},
         {"index_dtypes", names(caps.index_dtypes, dtype_name)},
         {"semantics", names(caps.semantics, semantics_name)},
+        {"apis", names(caps.apis, api_name)},
         {"deterministic", caps.deterministic},
         {"tf_messages", caps.tf_messages},
         {"tf_bad_index_messages", caps.tf_bad_index_messages},
@@ -269,15 +289,17 @@ json report_to_json(const Report& r) {
 std::string summary_table(const Report& r) {
   const Totals t = totals(r);
   std::string out;
-  char line[160];
-  std::snprintf(line, sizeof line, "%-26s %8s %8s %10s %13s %16s %8s\n", "op", "passed", "failed",
-                "mistrusted", "unimplemented", "nondeterministic", "skipped");
+  char line[192];
+  std::snprintf(line, sizeof line, "%-26s %8s %8s %10s %13s %16s %8s %6s %6s\n", "op", "passed",
+                "failed", "mistrusted", "unimplemented", "nondeterministic", "skipped", "xfail",
+                "xpass");
   out += line;
   auto row = [&](const std::string& label, const std::map<Verdict, int64_t>& counts) {
     auto n = [&](Verdict v) { return static_cast<long long>(count_of(counts, v)); };
-    std::snprintf(line, sizeof line, "%-26s %8lld %8lld %10lld %13lld %16lld %8lld\n",
+    std::snprintf(line, sizeof line, "%-26s %8lld %8lld %10lld %13lld %16lld %8lld %6lld %6lld\n",
                   label.c_str(), n(Verdict::kPassed), n(Verdict::kFailed), n(Verdict::kMistrusted),
-                  n(Verdict::kUnimplemented), n(Verdict::kNondeterministic), n(Verdict::kSkipped));
+                  n(Verdict::kUnimplemented), n(Verdict::kNondeterministic), n(Verdict::kSkipped),
+                  n(Verdict::kXfail), n(Verdict::kXpass));
     out += line;
   };
   for (const auto& [op, counts] : t.per_op) row(op.empty() ? "(unparsed)" : op, counts);

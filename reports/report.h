@@ -26,14 +26,22 @@ enum class Verdict : unsigned char {
   /// across repeated runs of the case: it broke its contract (a failure).
   kNondeterministic,
   kSkipped,  ///< not run (refused by the memory budget)
+  /// A failure a --known-failures entry declares (not a failure of the run).
+  kXfail,
+  /// A case a --known-failures entry declares failing passed (a failure only with --strict).
+  kXpass,
 };
-inline constexpr Verdict kAllVerdicts[] = {Verdict::kPassed,           Verdict::kFailed,
-                                           Verdict::kMistrusted,       Verdict::kUnimplemented,
-                                           Verdict::kNondeterministic, Verdict::kSkipped};
-/// "PASSED", "FAILED", "MISTRUSTED", "UNIMPLEMENTED", "NONDETERMINISTIC", "SKIPPED".
+inline constexpr Verdict kAllVerdicts[] = {
+    Verdict::kPassed,           Verdict::kFailed,  Verdict::kMistrusted, Verdict::kUnimplemented,
+    Verdict::kNondeterministic, Verdict::kSkipped, Verdict::kXfail,      Verdict::kXpass};
+/// "PASSED", "FAILED", "MISTRUSTED", "UNIMPLEMENTED", "NONDETERMINISTIC", "SKIPPED", "XFAIL",
+/// "XPASS".
 std::string_view verdict_name(Verdict v);
-/// True for the verdicts that make a run fail (FAILED, MISTRUSTED, NONDETERMINISTIC).
-bool is_failure(Verdict v);
+/// Inverse of verdict_name; nullopt for an unknown name.
+std::optional<Verdict> verdict_from_name(std::string_view name);
+/// True for the verdicts that make a run fail (FAILED, MISTRUSTED, NONDETERMINISTIC; XPASS too
+/// when strict).
+bool is_failure(Verdict v, bool strict = false);
 
 /// One comparison made for a case: against its expect block, or against the reference.
 struct Check {
@@ -54,6 +62,7 @@ struct CaseResult {
   std::string file;      ///< the case file; empty for generated cases
   std::optional<Op> op;  ///< nullopt when the file did not parse
   Semantics semantics = Semantics::kTfCpu;
+  Api api = Api::kPython;
   std::vector<InputInfo> inputs;
   std::string bad_indices_policy;  ///< the case's policy attribute ("" when not given)
   std::string backend;
@@ -65,6 +74,14 @@ struct CaseResult {
   std::string repro;       ///< a command that replays this case
   int runs = 0;            ///< times the backend ran the case (0 when it was not run)
   int differing_runs = 0;  ///< runs after the first whose outcome differs from it bitwise
+  /// Set when a --known-failures entry matched: the verdict before it did, and the entry.
+  struct Known {
+    Verdict verdict = Verdict::kFailed;  ///< the verdict the checks gave
+    std::string entry;                   ///< the entry's case pattern, e.g. "scatter_nd/*"
+    std::string reason;                  ///< why it is known to fail
+    std::string link;                    ///< where it is tracked
+  };
+  std::optional<Known> known;
 };
 
 /// The element dtype of a case's data input (params, or tensor / updates for scatters) and its
@@ -86,6 +103,8 @@ struct RunInfo {
   int64_t sweep = 0;              ///< number of generated cases requested
   Capabilities backend;           ///< the backend's declared contract
   double elapsed_s = 0;
+  std::string known_failures;  ///< the --known-failures file ("" when none)
+  bool strict = false;         ///< --strict: XPASS fails the run
 };
 
 struct Report {
@@ -97,7 +116,8 @@ struct Report {
 struct Totals {
   std::map<Verdict, int64_t> all;
   std::map<std::string, std::map<Verdict, int64_t>> per_op;
-  int64_t failures() const;  ///< FAILED + MISTRUSTED
+  /// FAILED + MISTRUSTED + NONDETERMINISTIC (+ XPASS when strict).
+  int64_t failures(bool strict = false) const;
 };
 Totals totals(const Report& r);
 

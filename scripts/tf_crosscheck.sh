@@ -44,48 +44,15 @@ while (($#)); do
   esac
 done
 
-venv="${GSCHECK_TF_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/gscheck/tf-venv}"
-requirements="$root/tools/requirements-tf.txt"
-want_stamp="$(sha256sum "$requirements" | cut -d' ' -f1)"
-stamp_file="$venv/.gscheck-requirements.sha256"
 now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 
-venv_ready() {
-  [[ -x "$venv/bin/python" && -f "$stamp_file" && "$(cat "$stamp_file")" == "$want_stamp" ]]
-}
-
-pypi_reachable() {
-  local index="${PIP_INDEX_URL:-https://pypi.org/simple}"
-  timeout 15 "${GSCHECK_PYTHON:-python3}" - "$index" <<'PY' >/dev/null 2>&1
-import sys, urllib.request
-urllib.request.urlopen(sys.argv[1].rstrip("/") + "/tensorflow-cpu/", timeout=8).read(1)
-PY
-}
-
-# One installer at a time (parallel ctest runs share the cache).
-mkdir -p "$(dirname "$venv")"
-exec 9>"$venv.lock"
-flock 9
 t0=$(now)
-if venv_ready; then
-  echo "tf_crosscheck: reusing $venv"
-else
-  if ! pypi_reachable; then
-    echo "SKIPPED: PyPI not reachable (and no TensorFlow venv at $venv)"
-    exit 77
-  fi
-  echo "tf_crosscheck: installing TensorFlow into $venv (first run only)"
-  rm -rf "$venv"
-  if ! "${GSCHECK_PYTHON:-python3}" -m venv "$venv" ||
-     ! "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$requirements"; then
-    echo "tf_crosscheck: installing tools/requirements-tf.txt into $venv failed" >&2
-    rm -rf "$venv"
-    exit 2
-  fi
-  echo "$want_stamp" >"$stamp_file"
-fi
-flock -u 9
+rc=0
+venv_out="$("$root/scripts/tf_venv.sh")" || rc=$?
+if ((rc != 0)); then echo "$venv_out"; exit "$rc"; fi
+echo "$venv_out" | sed '$d'
+venv="$(echo "$venv_out" | tail -n1)"
 t1=$(now)
 echo "tf_crosscheck: venv ready in $(secs "$t0" "$t1") s"
 

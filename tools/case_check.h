@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "backends/plugin_backend.h"
 #include "core/case.h"
+#include "reports/known_failures.h"
 #include "reports/report.h"
 
 namespace gscheck::tools {
@@ -22,6 +24,8 @@ struct CheckOptions {
   /// must give bit-identical outcomes (else NONDETERMINISTIC); one declaring false must pass
   /// the comparison on every run (else FAILED).
   int repeat = 1;
+  /// --known-failures: matching failures are XFAIL, selected cases that pass XPASS (not owned).
+  const reports::KnownFailures* known_failures = nullptr;
 };
 
 /// The default --repeat for a backend: 2 for vendor plugins (their determinism claim is what is
@@ -40,10 +44,12 @@ class CaseChecker {
 
   /// Load and check one case file; a malformed file is FAILED, one over the budget SKIPPED.
   reports::CaseResult check_file(const std::string& path);
-  /// Check a case; file is "" for generated cases.
+  /// Check a case; file is "" for generated cases. Known failures are applied.
   reports::CaseResult check_case(const CaseFile& f, const std::string& file);
 
  private:
+  reports::CaseResult grade(const CaseFile& f, const std::string& file);
+
   Backend& backend_;
   Backend* reference_;
   CheckOptions opts_;
@@ -54,7 +60,8 @@ std::string result_text(const reports::CaseResult& r);
 
 /// Finish a run: print the totals (and the per-op table when table is set), write the JSON
 /// report and JUnit XML when paths are given. Returns the exit status: 0 no failures, 1 a case
-/// FAILED, was MISTRUSTED or NONDETERMINISTIC, 3 a report could not be written.
+/// FAILED, was MISTRUSTED or NONDETERMINISTIC (or XPASS when report.run.strict), 3 a report
+/// could not be written.
 /// With matrix set, the capability matrix (reports::matrix_table) is printed too.
 int finish_run(reports::Report& report, const std::string& report_path,
                const std::string& junit_path, bool table, bool matrix = false);
@@ -62,7 +69,9 @@ int finish_run(reports::Report& report, const std::string& report_path,
 /// A word quoted for POSIX shells when it needs it.
 std::string shell_quote(const std::string& s);
 
-/// The machine's own build: make the backend by name, the reference one with its budget.
-Expected<std::unique_ptr<Backend>> make_named_backend(const std::string& name, int64_t max_bytes);
+/// The machine's own build: make the backend by name, the reference one with its budget, a
+/// plugin:PATH one with the plugin options (whose byte budget is max_bytes).
+Expected<std::unique_ptr<Backend>> make_named_backend(const std::string& name, int64_t max_bytes,
+                                                      PluginOptions plugin = {});
 
 }  // namespace gscheck::tools

@@ -4,12 +4,14 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <random>
 
 #include "core/case_json.h"
 #include "tools/case_check.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
+#include "tools/plugin_flags.h"
 
 #if defined(GSCHECK_HAVE_GENERATORS)
 #include "properties/sample.h"
@@ -27,7 +29,8 @@ constexpr int64_t kDefaultSweep = 5000;  // small cases: about a second on one c
 constexpr const char* kUsage =
     "usage: gscheck run [--backend NAME] [--sweep N] [--seed S] [--size K] [--report FILE]\n"
     "                   [--junit FILE] [--max-bytes N] [--repeat K] [--matrix] [--verbose]\n"
-    "                   [PATHS...]\n"
+    "                   [--jobs N] [--timeout S] [--isolate worker|call]\n"
+    "                   [--known-failures FILE] [--strict] [PATHS...]\n"
     "  Checks a backend: every case file in PATHS (default: corpus/golden and corpus/regressions\n"
     "  of the source tree) against its expect block and against the reference's outcome, then N\n"
     "  seeded random cases against the reference. Cases outside the backend's declared\n"
@@ -46,9 +49,14 @@ constexpr const char* kUsage =
     "                   (else NONDETERMINISTIC), any other must pass on every run (else FAILED)\n"
     "  --matrix         also print the capability matrix: verdict counts per op x dtype x index\n"
     "                   dtype x bad_indices_policy (always printed for plugin:PATH backends)\n"
-    "  --verbose        print a line for every case (default: only the failures)\n"
-    "  Exit status: 0 no case failed, 1 a case FAILED, was MISTRUSTED or NONDETERMINISTIC,\n"
-    "  2 bad command line, 3 a report could not be written.\n";
+    "  --verbose        print a line for every case (default: only the "
+    "failures)\n" GSCHECK_PLUGIN_USAGE
+    "  --known-failures FILE  failures the backend is known to have (JSON,\n"
+    "                   reports/known_failures.schema.json): a matching failure is XFAIL (not a\n"
+    "                   failure of the run), a selected case that passes is XPASS\n"
+    "  --strict         an XPASS fails the run too\n"
+    "  Exit status: 0 no case failed, 1 a case FAILED, was MISTRUSTED or NONDETERMINISTIC (or\n"
+    "  XPASS with --strict), 2 bad command line, 3 a report could not be written.\n";
 
 int usage_error(const std::string& message) {
   std::fprintf(stderr, "gscheck run: %s\n%s", message.c_str(), kUsage);
@@ -73,18 +81,12 @@ std::vector<std::string> default_paths() {
 }  // namespace
 
 int cmd_run(const std::vector<std::string>& args) {
-  auto line = parse_command_line(args,
-                                 {{"--backend", true},
-                                  {"--sweep", true},
-                                  {"--seed", true},
-                                  {"--size", true},
-                                  {"--report", true},
-                                  {"--junit", true},
-                                  {"--max-bytes", true},
-                                  {"--repeat", true},
-                                  {"--matrix", false},
-                                  {"--verbose", false}},
-                                 "gscheck run", kUsage);
+  std::vector<OptionSpec> specs = {
+      {"--backend", true}, {"--sweep", true},    {"--seed", true},           {"--size", true},
+      {"--report", true},  {"--junit", true},    {"--max-bytes", true},      {"--repeat", true},
+      {"--matrix", false}, {"--verbose", false}, {"--known-failures", true}, {"--strict", false}};
+  for (auto& spec : plugin_option_specs()) specs.push_back(spec);
+  auto line = parse_command_line(args, specs, "gscheck run", kUsage);
   if (!line.args) return line.exit_status;
   const ParsedArgs& parsed = *line.args;
   int64_t max_bytes = kDefaultMaxCaseBytes, sweep = kDefaultSweep, size = 30;
@@ -122,7 +124,11 @@ int cmd_run(const std::vector<std::string>& args) {
     if (!n.ok()) return usage_error(n.error().message);
     repeat = *n;
   }
-  auto backend = make_named_backend(backend_name, max_bytes);
+  auto plugin = plugin_options(parsed, max_bytes);
+  if (!plugin.ok()) return usage_error(plugin.error().message);
+  // Concurrent checking is for plugin workers; the in-tree backends run on this thread.
+  const int jobs = backend_name.starts_with("plugin:") ? plugin->jobs : 1;
+  auto backend = make_named_backend(backend_name, max_bytes, *plugin);
   if (!backend.ok()) return usage_error(backend.error().message);
   auto reference = make_named_backend("reference", max_bytes);
   if (!reference.ok()) return usage_error(reference.error().message);
@@ -148,6 +154,13 @@ int cmd_run(const std::vector<std::string>& args) {
                      std::to_string(seed) + " --sweep " + std::to_string(sweep) + " --size " +
                      std::to_string(size) +
                      (repeat > 1 ? " --repeat " + std::to_string(repeat) : std::string());
+  std::optional<reports::KnownFailures> known;
+  if (auto v = parsed.value("--known-failures")) {
+    auto k = reports::load_known_failures(*v);
+    if (!k.ok()) return usage_error(k.error().message);
+    known = std::move(k).value();
+    opts.known_failures = &*known;
+  }
   CaseChecker checker(**backend, ref, opts);
 
   reports::Report report;
@@ -157,6 +170,8 @@ int cmd_run(const std::vector<std::string>& args) {
   report.run.started_at = reports::utc_now();
   report.run.backend = (*backend)->capabilities();
   report.run.sweep = sweep;
+  report.run.known_failures = parsed.value("--known-failures").value_or("");
+  report.run.strict = parsed.has("--strict");
   if (sweep > 0) report.run.seed = seed;
   const bool verbose = parsed.has("--verbose");
   auto record = [&](reports::CaseResult r) {
@@ -168,7 +183,7 @@ int cmd_run(const std::vector<std::string>& args) {
   };
 
   const auto t0 = std::chrono::steady_clock::now();
-  for (const auto& file : files) record(checker.check_file(file));
+  std::vector<CaseFile> generated;
 #if defined(GSCHECK_HAVE_GENERATORS)
   if (sweep > 0) {
     const Capabilities& caps = (*backend)->capabilities();
@@ -180,15 +195,25 @@ int cmd_run(const std::vector<std::string>& args) {
     so.ops = caps.ops;
     so.dtypes = caps.dtypes;
     so.semantics = caps.semantics;
+    so.apis = caps.apis;
     for (DType dt : caps.index_dtypes)
       if (dt == DType::kInt32 || dt == DType::kInt64) so.index_dtypes.push_back(dt);
     for (Case& c : gen::sample_cases(so)) {
       CaseFile f;
       f.c = std::move(c);
-      record(checker.check_case(f, ""));
+      generated.push_back(std::move(f));
     }
   }
 #endif
+  // Case files first, then the sweep; with --jobs N they are checked N at a time and reported
+  // in this order.
+  for_each_ordered<reports::CaseResult>(
+      files.size() + generated.size(), jobs,
+      [&](std::size_t i) {
+        return i < files.size() ? checker.check_file(files[i])
+                                : checker.check_case(generated[i - files.size()], "");
+      },
+      [&](reports::CaseResult&& r) { record(std::move(r)); });
   report.run.elapsed_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const bool matrix = parsed.has("--matrix") || backend_name.starts_with("plugin:");

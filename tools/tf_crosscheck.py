@@ -3,7 +3,8 @@
 
 Every case file (docs/case_format.md) that carries an `expect` and follows tf-cpu semantics is run
 through TensorFlow's eager ops (tf.gather, tf.gather_nd, tf.scatter_nd, tf.tensor_scatter_nd_*, or
-the tf.raw_ops kernel where an attribute such as bad_indices_policy needs it). TensorFlow's outcome
+the tf.raw_ops kernel where an attribute such as bad_indices_policy needs it, and always for a case
+with "api": "kernel": GatherV2, GatherNd, ScatterNd, TensorScatter*). TensorFlow's outcome
 is compared with `expect`: outputs bit for bit, errors by class and by the expected message regex.
 
 TensorFlow is the authority: a disagreement means the case file (and the reference that wrote it)
@@ -278,6 +279,8 @@ def _tf_call(tf, case, arrays):
     policy = attrs.get("bad_indices_policy", "") or ""
     batch_dims = attrs.get("batch_dims", 0)
     t = {k: tf.constant(v) for k, v in arrays.items() if k != "axis"}
+    if case.get("api", "python") == "kernel":
+        return _tf_kernel_call(tf, op, t, attrs, arrays, policy, batch_dims)
     if op == "gather":
         if "axis" in arrays:  # a tensor-valued axis: the kernel, as Python would pass it
             return tf.raw_ops.GatherV2(params=t["params"], indices=t["indices"],
@@ -303,6 +306,40 @@ def _tf_call(tf, case, arrays):
     # The Python wrappers have no bad_indices_policy argument; the kernel attribute does.
     return raw(tensor=t["tensor"], indices=t["indices"], updates=t["updates"],
                bad_indices_policy=policy)
+
+
+KERNELS = {
+    "scatter_nd": "ScatterNd", "tensor_scatter_nd_update": "TensorScatterUpdate",
+    "tensor_scatter_nd_add": "TensorScatterAdd", "tensor_scatter_nd_sub": "TensorScatterSub",
+    "tensor_scatter_nd_min": "TensorScatterMin", "tensor_scatter_nd_max": "TensorScatterMax",
+}
+
+
+def _tf_kernel_call(tf, op, t, attrs, arrays, policy, batch_dims):
+    """A kernel-level case ("api": "kernel"): the raw op through tf.raw_ops, with none of the
+    Python wrappers' rules (gather's axis is given and batch_dims is never dropped)."""
+    if op == "gather":
+        if "axis" in arrays:
+            axis = tf.constant(arrays["axis"])
+        elif attrs.get("axis") is None:
+            raise CaseError("a kernel-level gather needs attrs.axis")
+        else:
+            a = attrs["axis"]
+            axis = tf.constant(a, dtype=tf.int32 if -2**31 <= a < 2**31 else tf.int64)
+        return tf.raw_ops.GatherV2(params=t["params"], indices=t["indices"], axis=axis,
+                                   batch_dims=batch_dims)
+    if op == "gather_nd":
+        if batch_dims:
+            raise CaseError("a kernel-level gather_nd has no batch_dims")
+        return tf.raw_ops.GatherNd(params=t["params"], indices=t["indices"],
+                                   bad_indices_policy=policy)
+    if op == "scatter_nd":
+        return tf.raw_ops.ScatterNd(indices=t["indices"], updates=t["updates"], shape=t["shape"],
+                                    bad_indices_policy=policy)
+    if op not in KERNELS:
+        raise CaseError(f"unknown op {op!r}")
+    return getattr(tf.raw_ops, KERNELS[op])(tensor=t["tensor"], indices=t["indices"],
+                                            updates=t["updates"], bad_indices_policy=policy)
 
 
 INPUT_NAMES = {

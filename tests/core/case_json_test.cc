@@ -289,6 +289,20 @@ TEST(CaseJson, CaseFileRoundTripsThroughDisk) {
   expect_same(axis64, *back64);
 }
 
+TEST(CaseJson, ApiLevelRoundTripsAndDefaultsToPython) {
+  const std::string text =
+      R"({"gscheck_case":1,"name":"k","op":"gather","api":"kernel","attrs":{"axis":0,"batch_dims":1},)"
+      R"("inputs":{"params":{"dtype":"float32","shape":[2],"data":[1,2]},)"
+      R"("indices":{"dtype":"int32","shape":[1],"data":[0]}}})";
+  auto f = case_file_from_json(nlohmann::json::parse(text));
+  ASSERT_TRUE(f.ok()) << f.error().message;
+  EXPECT_EQ(f->c.api, Api::kKernel);
+  const nlohmann::json back = case_file_to_json(*f);
+  EXPECT_EQ(back["api"], "kernel");
+  f->c.api = Api::kPython;
+  EXPECT_FALSE(case_file_to_json(*f).contains("api"));  // the default is not written
+}
+
 TEST(CaseJson, WrittenTextIsReadable) {
   auto f = case_file_from_json(json::parse(kFullCase));
   ASSERT_TRUE(f.ok());
@@ -321,6 +335,11 @@ TEST(CaseJson, MalformedCasesNameTheField) {
       {R"({"gscheck_case":1,"name":"n","op":"gahter","inputs":{}})", "op: unknown op \"gahter\""},
       {R"({"gscheck_case":1,"name":"n","op":"gather","semantics":"tf-tpu","inputs":{}})",
        "semantics: unknown semantics \"tf-tpu\""},
+      {R"({"gscheck_case":1,"name":"n","op":"gather","api":"raw","inputs":{}})",
+       "api: unknown API level \"raw\" (expected python or kernel)"},
+      {"{" + base + ok_indices.substr(0, ok_indices.size() - 1) +
+           R"(},"api":"kernel","attrs":{"batch_dims":1}})",
+       "the GatherNd kernel has no attribute 'batch_dims'"},
       {R"({"gscheck_case":1,"name":"n","op":"gather","inputs":{},"extra":1})",
        "extra: unknown field"},
       {R"({"gscheck_case":1,"name":"n","op":"gather"})", "inputs: missing"},

@@ -61,6 +61,36 @@ TEST(ReferenceGather, AxisZeroDropsBatchDimsAsPythonDoes) {
   EXPECT_EQ(o->shape(), (Shape{2, 2, 3}));
 }
 
+TEST(ReferenceGather, KernelLevelKeepsBatchDimsWithAxisZero) {
+  // The raw GatherV2 kernel (api kernel) has no Python wrapper to drop batch_dims.
+  Case c = gather(iota_f32({2, 3}), i32({2, 2}, {1, 0, 0, 1}), 0, 1);
+  c.api = Api::kKernel;
+  expect_invalid(c, "batch_dims (1) must be less than or equal to axis (0).");
+  c.batch_dims = -1;  // normalised against rank(indices) to 1
+  expect_invalid(c, "batch_dims (1) must be less than or equal to axis (0).");
+  c.batch_dims = 0;
+  Outcome o = reference::run(c);
+  ASSERT_TRUE(o.ok()) << o.error().message;
+  EXPECT_EQ(o->shape(), (Shape{2, 2, 3}));
+  // Where no Python rule applies both levels agree.
+  Case k = gather(iota_f32({2, 3}), i32({2, 2}, {2, 0, 1, 1}), 1, 1);
+  k.api = Api::kKernel;
+  expect_output(k, f32({2, 2}, {2, 0, 4, 4}));
+  EXPECT_TRUE(same_at_both_apis(k));
+  EXPECT_FALSE(same_at_both_apis(c = gather(iota_f32({2, 3}), i32({2}, {0, 1}), 0, 1)));
+  EXPECT_FALSE(same_at_both_apis(gather(iota_f32({2, 3}), i32({2}, {0, 1}))));  // axis=None
+}
+
+TEST(ReferenceGather, KernelLevelCaseNeedsAxis) {
+  Case c = gather(iota_f32({2, 3}), i32({2}, {0, 1}));
+  c.api = Api::kKernel;
+  const Status st = check_well_formed(c);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().message,
+            "the GatherV2 kernel takes axis as an input: a kernel-level gather needs attribute "
+            "'axis' (axis=None is Python's)");
+}
+
 TEST(ReferenceGather, ParamsMustBeAtLeast1D) {
   expect_invalid(gather(f32({}, {1}), i32({1}, {0})), "params must be at least 1 dimensional");
 }

@@ -90,7 +90,60 @@ TEST(Report, VerdictNames) {
   EXPECT_FALSE(is_failure(Verdict::kSkipped));
   EXPECT_EQ(verdict_name(Verdict::kNondeterministic), "NONDETERMINISTIC");
   EXPECT_TRUE(is_failure(Verdict::kNondeterministic));
-  EXPECT_EQ(std::size(kAllVerdicts), 6u);
+  EXPECT_EQ(std::size(kAllVerdicts), 8u);
+  EXPECT_EQ(verdict_name(Verdict::kXfail), "XFAIL");
+  EXPECT_EQ(verdict_name(Verdict::kXpass), "XPASS");
+  EXPECT_FALSE(is_failure(Verdict::kXfail));
+  EXPECT_FALSE(is_failure(Verdict::kXfail, /*strict=*/true));
+  EXPECT_FALSE(is_failure(Verdict::kXpass));
+  EXPECT_TRUE(is_failure(Verdict::kXpass, /*strict=*/true));
+  for (Verdict v : kAllVerdicts) EXPECT_EQ(verdict_from_name(verdict_name(v)), v);
+  EXPECT_FALSE(verdict_from_name("PASS").has_value());
+}
+
+TEST(Report, KnownFailuresInJsonJunitAndTables) {
+  Report r = sample_report();
+  r.run.known_failures = "known.json";
+  CaseResult xfail = r.cases[1];
+  xfail.verdict = Verdict::kXfail;
+  xfail.known = CaseResult::Known{Verdict::kFailed, "tensor_scatter_nd_add/*", "it aborts",
+                                  "https://tracker.invalid/1"};
+  CaseResult xpass = r.cases[0];
+  xpass.name = "tensor_scatter_nd_add/fixed";
+  xpass.verdict = Verdict::kXpass;
+  xpass.known =
+      CaseResult::Known{Verdict::kPassed, "tensor_scatter_nd_add/fixed", "was wrong", "docs/x.md"};
+  r.cases = {r.cases[0], xfail, xpass};
+  const Totals t = totals(r);
+  EXPECT_EQ(t.failures(), 0);
+  EXPECT_EQ(t.failures(/*strict=*/true), 1);
+  const json j = report_to_json(r);
+  EXPECT_EQ(j["known_failures"], "known.json");
+  EXPECT_EQ(j["strict"], false);
+  EXPECT_EQ(j["totals"]["XFAIL"], 1);
+  EXPECT_EQ(j["totals"]["XPASS"], 1);
+  EXPECT_EQ(j["cases"][1]["verdict"], "XFAIL");
+  EXPECT_EQ(j["cases"][1]["known_failure"]["verdict"], "FAILED");
+  EXPECT_EQ(j["cases"][1]["known_failure"]["link"], "https://tracker.invalid/1");
+  EXPECT_FALSE(j["cases"][0].contains("known_failure"));
+  EXPECT_EQ(j["matrix"][0]["counts"]["XFAIL"], 1);
+  EXPECT_NE(summary_table(r).find("xfail  xpass"), std::string::npos) << summary_table(r);
+
+  std::string x = junit_xml(r);
+  EXPECT_NE(x.find("<skipped message=\"XFAIL: it aborts (https://tracker.invalid/1)\"/>"),
+            std::string::npos)
+      << x;
+  EXPECT_NE(x.find("<system-out>XPASS: known to fail (was wrong, docs/x.md) but passed"),
+            std::string::npos)
+      << x;
+  EXPECT_NE(x.find("failures=\"0\""), std::string::npos) << x;
+  r.run.strict = true;
+  x = junit_xml(r);
+  EXPECT_NE(x.find("<failure message=\"XPASS: known to fail (was wrong, docs/x.md) but passed\" "
+                   "type=\"XPASS\">"),
+            std::string::npos)
+      << x;
+  EXPECT_NE(x.find("failures=\"1\""), std::string::npos) << x;
 }
 
 TEST(Report, DescribeCaseAndOutcome) {
@@ -296,12 +349,12 @@ TEST(Report, CapabilityMatrix) {
 
   const std::string table = matrix_table(r);
   EXPECT_EQ(table.rfind("op                         dtype      index  policy    passed  failed "
-                        "mistrusted unimplemented nondeterministic skipped\n",
+                        "mistrusted unimplemented nondeterministic skipped xfail xpass\n",
                         0),
             0u)
       << table;
   EXPECT_NE(table.find("tensor_scatter_nd_add      float32    int64  IGNORE         0       0"
-                       "          0             0                1       0\n"),
+                       "          0             0                1       0     0     0\n"),
             std::string::npos)
       << table;
   EXPECT_NE(table.find("(unparsed)                 -          -      -              0       1"),
@@ -320,7 +373,9 @@ TEST(Report, CapabilityMatrix) {
                                     {"MISTRUSTED", 0},
                                     {"UNIMPLEMENTED", 0},
                                     {"NONDETERMINISTIC", 1},
-                                    {"SKIPPED", 0}}}}));
+                                    {"SKIPPED", 0},
+                                    {"XFAIL", 0},
+                                    {"XPASS", 0}}}}));
   EXPECT_EQ(j["matrix"][4]["bad_indices_policy"], "other");
   EXPECT_TRUE(j["matrix"][6]["op"].is_null());
   EXPECT_TRUE(j["matrix"][6]["dtype"].is_null());

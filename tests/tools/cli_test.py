@@ -24,6 +24,7 @@ GSCHECK = ""
 SOURCE = ""
 PLUGIN = ""  # examples/plugins/gather_nd_plugin.c built, when given
 FLAKY_PLUGIN = ""  # tests/tools/plugins/flaky_gather_plugin.c built, when given
+GATHER_V2_PLUGIN = ""  # tests/tools/plugins/gather_v2_plugin.c built, when given
 
 
 def gather_case(expect_output, name="gather/tmp"):
@@ -127,6 +128,56 @@ class CliTest(unittest.TestCase):
         self.assertEqual(rc, 1)
         self.assertNotIn(" ok  ", out)
         self.assertIn("FAILED        bad", out)
+
+    def test_known_failures_xfail_xpass_and_strict(self):
+        bad = self.write("k/bad.json", gather_case([3, 2], "gather/known_bad"))
+        fixed = self.write("k/fixed.json", gather_case([3, 1], "gather/was_bad"))
+        known = self.write("k/known.json.txt", {
+            "gscheck_known_failures": 1,
+            "known": [
+                {"case": "gather/known_*", "verdict": "FAILED", "outcome": "output",
+                 "message": "expected 2, got 1", "reason": "wrong row", "link": "https://t.invalid/1"},
+                {"case": "gather/was_bad", "verdict": "FAILED", "reason": "fixed since",
+                 "link": "https://t.invalid/2"}]})
+        report = os.path.join(self.dir, "k", "out", "report.json")
+        junit = os.path.join(self.dir, "k", "out", "junit.xml")
+        rc, out, err = self.gscheck("eval", "--known-failures", known, "--report", report,
+                                    "--junit", junit, bad, fixed)
+        self.assertEqual(rc, 0, out + err)
+        self.assertIn("2 cases: 1 XFAIL 1 XPASS", out)
+        self.assertIn("known failure (wrong row, https://t.invalid/1)", out)
+        with open(report) as f:
+            r = json.load(f)
+        self.assertEqual(r["known_failures"], known)
+        cases = {c["name"]: c for c in r["cases"]}
+        self.assertEqual(cases["gather/known_bad"]["verdict"], "XFAIL")
+        self.assertEqual(cases["gather/known_bad"]["known_failure"],
+                         {"verdict": "FAILED", "entry": "gather/known_*", "reason": "wrong row",
+                          "link": "https://t.invalid/1"})
+        self.assertEqual(cases["gather/was_bad"]["verdict"], "XPASS")
+        if jsonschema is not None:
+            with open(os.path.join(SOURCE, "reports", "report.schema.json")) as f:
+                jsonschema.validate(r, json.load(f))
+            with open(os.path.join(SOURCE, "reports", "known_failures.schema.json")) as f:
+                schema = json.load(f)
+            with open(known) as f:
+                jsonschema.validate(json.load(f), schema)
+            with open(os.path.join(SOURCE, "plugins", "tensorflow",
+                                   "tf_2_21_known_failures.json")) as f:
+                jsonschema.validate(json.load(f), schema)
+        with open(junit) as f:
+            x = f.read()
+        self.assertIn('<skipped message="XFAIL: wrong row (https://t.invalid/1)"/>', x)
+        # --strict: the fixed known failure fails the run.
+        rc, out, err = self.gscheck("run", "--backend", "reference", "--sweep", "0", "--strict",
+                                    "--known-failures", known, bad, fixed)
+        self.assertEqual(rc, 1, out + err)
+        # A malformed file is a command-line error naming the entry.
+        broken = self.write("k/broken.json.txt", {"gscheck_known_failures": 1,
+                                                  "known": [{"verdict": "FAILED"}]})
+        rc, out, err = self.gscheck("eval", "--known-failures", broken, bad)
+        self.assertEqual(rc, 2, out + err)
+        self.assertIn("known[0].reason: missing", err)
 
     def test_reports(self):
         ok = self.write("r/ok.json", gather_case([3, 1], "ok"))
@@ -265,9 +316,9 @@ class CliTest(unittest.TestCase):
         self.assertEqual(rc, 0, out + err)
         # A plugin run always prints the matrix, and repeats each case twice.
         self.assertIn("\ngather                     float32    int32  -              0       0"
-                      "          0             1                0       0\n", out)
+                      "          0             1                0       0     0     0\n", out)
         self.assertIn("\ngather_nd                  int64      int32  IGNORE         1       0"
-                      "          0             0                0       0\n", out)
+                      "          0             0                0       0     0     0\n", out)
         self.assertIn("repeat 2", out)
         with open(report) as f:
             r = json.load(f)
@@ -286,6 +337,51 @@ class CliTest(unittest.TestCase):
         self.assertEqual(rc, 0, out + err)
         with open(report) as f:
             self.assertEqual(json.load(f)["cases"][0]["runs"], 3)
+
+    def test_kernel_level_plugin_passes_the_kernel_cases(self):
+        if not GATHER_V2_PLUGIN:
+            self.skipTest("no --gather-v2-plugin given")
+        report = os.path.join(self.dir, "v2", "report.json")
+        rc, out, err = self.gscheck("eval", "--backend", "plugin:" + GATHER_V2_PLUGIN, "--quiet",
+                                    "--report", report,
+                                    os.path.join(SOURCE, "corpus", "golden", "kernel"),
+                                    os.path.join(SOURCE, "corpus", "golden", "gather"))
+        self.assertEqual(rc, 0, out + err)
+        with open(report) as f:
+            r = json.load(f)
+        self.assertEqual(r["backend"]["apis"], ["kernel"])
+        cases = {c["name"]: c for c in r["cases"]}
+        # Every kernel-level gather case runs and passes; GatherV2 keeps batch_dims with axis 0.
+        for name in ("kernel/gather_v2_axis0_keeps_batch_dims", "kernel/gather_v2_axis0_batch_dims0",
+                     "kernel/gather_v2_axis0_negative_batch_dims",
+                     "kernel/gather_v2_explicit_axis_minus1_batch_dims_minus1",
+                     "kernel/gather_v2_axis1_batch_dims1"):
+            self.assertEqual(cases[name]["verdict"], "PASSED", cases[name])
+        # A Python-level rule is not the kernel's business: UNIMPLEMENTED, not FAILED ...
+        self.assertEqual(cases["gather/python_axis0_drops_batch_dims"]["verdict"], "UNIMPLEMENTED")
+        self.assertIn("python API level is not implemented",
+                      cases["gather/python_axis0_drops_batch_dims"]["reason"])
+        # ... while a Python case no Python rule touches is graded (and passes).
+        self.assertEqual(cases["gather/negative_axis"]["verdict"], "PASSED", cases["gather/negative_axis"])
+        self.assertGreater(r["totals"]["PASSED"], 30)
+
+    def test_plugin_jobs_keep_the_report_order(self):
+        if not PLUGIN:
+            self.skipTest("no --plugin given (examples/ not built)")
+        backend = "plugin:" + PLUGIN
+        names = {}
+        for jobs in ("1", "3"):
+            report = os.path.join(self.dir, "jobs" + jobs, "report.json")
+            rc, out, err = self.gscheck("run", "--backend", backend, "--sweep", "300", "--seed", "5",
+                                        "--jobs", jobs, "--report", report)
+            self.assertEqual(rc, 0, out + err)
+            with open(report) as f:
+                names[jobs] = [(c["name"], c["verdict"]) for c in json.load(f)["cases"]]
+        self.assertGreater(len(names["1"]), 300)
+        self.assertEqual(names["1"], names["3"])
+        rc, out, err = self.gscheck("run", "--backend", backend, "--isolate", "thread")
+        self.assertEqual(rc, 2)
+        self.assertIn("--isolate: expected 'worker' or 'call', got 'thread'", err)
 
     def test_flaky_plugin_is_nondeterministic_or_failed(self):
         if not FLAKY_PLUGIN:
@@ -395,10 +491,12 @@ if __name__ == "__main__":
     parser.add_argument("--gscheck", required=True)
     parser.add_argument("--source", required=True)
     parser.add_argument("--plugin", default="", help="libgather_nd_plugin.so, for the plugin tests")
+    parser.add_argument("--gather-v2-plugin", default="")
     parser.add_argument("--flaky-plugin", default="", help="libflaky_gather_plugin.so")
     args, rest = parser.parse_known_args()
     GSCHECK = os.path.abspath(args.gscheck)
     SOURCE = os.path.abspath(args.source)
     PLUGIN = os.path.abspath(args.plugin) if args.plugin else ""
     FLAKY_PLUGIN = os.path.abspath(args.flaky_plugin) if args.flaky_plugin else ""
+    GATHER_V2_PLUGIN = os.path.abspath(args.gather_v2_plugin) if args.gather_v2_plugin else ""
     unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
