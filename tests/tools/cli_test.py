@@ -460,6 +460,9 @@ class CliTest(unittest.TestCase):
         self.assertEqual(rc, 0)
         self.assertIn("reference\n  ops:           gather, gather_nd, scatter_nd", out)
         self.assertIn("tf messages:   yes", out)
+        if "\ncuda-emu\n" in out:  # the checked mode promises bad_index texts only
+            self.assertIn("cuda-emu\n", out)
+            self.assertIn("tf messages:   bad_index only", out.split("\ncuda-emu\n", 1)[1])
 
     def backends(self):
         """The backends this build can run here (a cuda build without a GPU lists cuda as
