@@ -652,7 +652,7 @@ std::string load(const char* path) {
     g_run = p->run;
     name = p->name;
     c = {p->abi_version,   p->ops,         p->dtypes,        p->index_dtypes, p->semantics,
-         p->deterministic, p->tf_messages, p->half_in_float, p->flags};
+         p->deterministic, p->tf_messages, p->half_in_float, p->flags,        GSC_API_PYTHON};
   } else {
     const gsc_plugin_v1* p = v1();
     if (!p) return prefix + "gscheck_plugin_v1() returned NULL";
@@ -663,7 +663,8 @@ std::string load(const char* path) {
     name = p->name;
     c = {p->abi_version,  p->ops,           p->dtypes,
          p->index_dtypes, p->semantics,     p->deterministic,
-         p->tf_messages,  p->half_in_float, 0};
+         p->tf_messages,  p->half_in_float, 0,
+         GSC_API_PYTHON};
   }
   if (!g_run) return prefix + "its contract has no run function";
   if (!name) return prefix + "its contract has no name";
