@@ -19,6 +19,8 @@ struct Capabilities {
   std::vector<Semantics> semantics;  ///< device semantics it claims to follow
   bool deterministic = true;         ///< same inputs give bit-identical outputs on every run
   bool tf_messages = false;          ///< error messages promised to match TensorFlow's text
+  /// Only the bad_index texts (checked mode) match TensorFlow's; implied by tf_messages.
+  bool tf_bad_index_messages = false;
   /// Half types (float16, bfloat16) accumulated in float32 (widens the summation bound).
   bool accumulates_half_in_float = false;
 

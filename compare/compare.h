@@ -27,8 +27,11 @@ struct Verdict {
 
 /// How strictly to compare.
 struct Options {
-  /// Error messages must match the expected text exactly (a backend with tf_messages).
+  /// Error messages must match the expected text exactly (a backend with tf_messages), for the
+  /// classes whose text TensorFlow's kernels write: invalid_argument and bad_index.
   bool compare_messages = true;
+  /// bad_index messages must match even without compare_messages (tf_bad_index_messages).
+  bool compare_bad_index_messages = false;
   /// Half types accumulated in float32: use float32's unit roundoff in the summation bound.
   bool half_accumulated_in_float = false;
   int max_mismatches = 8;
@@ -40,6 +43,9 @@ struct Options {
 /// when opts.compare_messages, by message.
 Verdict compare_outcomes(const Case& c, const Outcome& expected, const Outcome& got,
                          const Options& opts = {});
+
+/// Whether an error of this class is graded on its message text under opts.
+bool messages_graded(const Options& opts, ErrorClass cls);
 
 /// Options that grade a backend by the contract its capabilities declare.
 Options options_for(const Capabilities& caps);

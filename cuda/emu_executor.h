@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <numeric>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -66,7 +67,8 @@ class EmuExec {
   /// threads: pool size (0 = hardware concurrency); max_blocks: grid cap (0 = 8 per thread).
   explicit EmuExec(int threads = 0, uint32_t max_blocks = 0)
       : pool_(std::make_shared<BlockPool>(threads)),
-        max_blocks_(max_blocks ? max_blocks : static_cast<uint32_t>(8 * pool_->threads())) {}
+        max_blocks_(max_blocks ? max_blocks : static_cast<uint32_t>(8 * pool_->threads())),
+        scratch_(std::make_shared<Scratch>()) {}
 
   Expected<Buffer> alloc(uint64_t bytes) {
     const uint64_t rounded = std::max<uint64_t>(256, (bytes + 255) / 256 * 256);
@@ -92,6 +94,23 @@ class EmuExec {
   uint32_t max_blocks() const { return max_blocks_; }
   int threads() const { return pool_->threads(); }
 
+  /// A kept buffer of at least `bytes` for scratch slot `slot` (0..3), as DeviceExec::scratch.
+  Expected<uint8_t*> scratch(int slot, uint64_t bytes) {
+    Scratch& s = *scratch_;
+    if (slot < 0 || slot >= Scratch::kSlots) {
+      return Error{ErrorClass::kInternal, "scratch slot " + std::to_string(slot) + " out of range"};
+    }
+    if (s.bytes[slot] < bytes || !s.buf[slot].get()) {
+      s.buf[slot] = Buffer();
+      s.bytes[slot] = 0;
+      auto b = alloc(bytes);
+      if (!b.ok()) return b.error();
+      s.buf[slot] = std::move(*b);
+      s.bytes[slot] = bytes;
+    }
+    return s.buf[slot].get();
+  }
+
   /// Run k over a 1-D grid covering work_threads threads (capped at max_blocks blocks; the
   /// kernels are grid-stride loops).
   template <class K>
@@ -106,15 +125,26 @@ class EmuExec {
     return {};
   }
 
-  /// Stable sort of (key, value) pairs by key; writes keys_out/values_out (end_bit unused: the
-  /// host sort compares whole keys).
+  /// CUB's DeviceRadixSort::SortPairs with begin_bit 0: a stable sort of (key, value) pairs
+  /// ordered by the key bits [0, end_bit) only; the keys move whole (bits above end_bit are kept
+  /// but ignored for the order), so a launcher that passes too small an end_bit fails here as on
+  /// a GPU.
   template <class Key>
   Status sort_pairs(const Key* keys_in, Key* keys_out, const Key* values_in, Key* values_out,
-                    uint64_t n, int /*end_bit*/) {
+                    uint64_t n, int end_bit) {
+    constexpr int kBits = static_cast<int>(8 * sizeof(Key));
+    if (end_bit < 0 || end_bit > kBits) {
+      return Error{ErrorClass::kInternal, "cuda-emu: sort_pairs end_bit " +
+                                              std::to_string(end_bit) + " outside [0, " +
+                                              std::to_string(kBits) + "]"};
+    }
+    const Key mask =
+        end_bit == kBits ? static_cast<Key>(~Key{0}) : static_cast<Key>((Key{1} << end_bit) - 1);
     std::vector<uint64_t> order(n);
     std::iota(order.begin(), order.end(), uint64_t{0});
-    std::stable_sort(order.begin(), order.end(),
-                     [&](uint64_t a, uint64_t b) { return keys_in[a] < keys_in[b]; });
+    std::stable_sort(order.begin(), order.end(), [&](uint64_t a, uint64_t b) {
+      return (keys_in[a] & mask) < (keys_in[b] & mask);
+    });
     for (uint64_t i = 0; i < n; ++i) {
       keys_out[i] = keys_in[order[i]];
       values_out[i] = values_in[order[i]];
@@ -123,8 +153,14 @@ class EmuExec {
   }
 
  private:
+  struct Scratch {
+    static constexpr int kSlots = 4;
+    Buffer buf[kSlots];
+    uint64_t bytes[kSlots] = {};
+  };
   std::shared_ptr<BlockPool> pool_;
   uint32_t max_blocks_;
+  std::shared_ptr<Scratch> scratch_;  // shared by copies of this executor
 };
 
 }  // namespace gscheck::cuda

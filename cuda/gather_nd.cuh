@@ -16,7 +16,7 @@ template <class Index, class Off>
 struct GatherNdIndexMap {
   const Index* d_indices;
   int depth;
-  Off rows_per_batch;
+  DivBy<Off> rows_per_batch;
   Off batch_stride;
   Off dims[kMaxDepth];
   Off strides[kMaxDepth];
@@ -24,7 +24,7 @@ struct GatherNdIndexMap {
 
   GSCHECK_HD_INLINE bool source(Off row, Off* src) const {
     const Index* ix = d_indices + static_cast<uint64_t>(row) * depth;
-    Off s = (row / rows_per_batch) * batch_stride;
+    Off s = rows_per_batch.div(row) * batch_stride;
     for (int k = 0; k < depth; ++k) {
       const int64_t v = static_cast<int64_t>(ix[k]);
       if (v < 0 || v >= static_cast<int64_t>(dims[k])) {
@@ -56,7 +56,7 @@ Outcome run_gather_nd(Exec& ex, const Case& c, const GatherNdPlan& p, const RunC
       GatherNdIndexMap<Index, Off> map{};
       map.d_indices = reinterpret_cast<const Index*>(bufs->indices.get());
       map.depth = p.depth;
-      map.rows_per_batch = static_cast<Off>(p.rows_per_batch);
+      map.rows_per_batch = DivBy<Off>(static_cast<Off>(p.rows_per_batch));
       map.batch_stride = static_cast<Off>(p.batch_stride);
       for (int k = 0; k < p.depth; ++k) {
         map.dims[k] = static_cast<Off>(p.dims[k]);
@@ -74,7 +74,10 @@ Outcome run_gather_nd(Exec& ex, const Case& c, const GatherNdPlan& p, const RunC
   if (cfg.checked && b->any()) {
     // TensorFlow reports the last bad row, its tuple with the batch coordinates prepended.
     const std::vector<int64_t>& idims = indices.shape().dims();
-    const std::vector<int64_t> row_dims(idims.begin(), idims.end() - 1);
+    // The row is located in TensorFlow's reshaped indices [batch] + indices.shape[batch_dims:-1].
+    std::vector<int64_t> row_dims;
+    if (p.batch_dims > 0) row_dims.push_back(p.rows / p.rows_per_batch);
+    row_dims.insert(row_dims.end(), idims.begin() + p.batch_dims, idims.end() - 1);
     const std::vector<int64_t> batch_dims(idims.begin(), idims.begin() + p.batch_dims);
     std::string tuple;
     if (p.batch_dims > 0) {

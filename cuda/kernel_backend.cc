@@ -22,7 +22,10 @@ Capabilities kernel_capabilities(std::string name, bool deterministic) {
   caps.index_dtypes = {DType::kInt32, DType::kInt64};
   caps.semantics = {Semantics::kTfCpu, Semantics::kTfGpu};
   caps.deterministic = deterministic;
+  // Checked mode quotes TensorFlow's bad-index text; validation texts are cuda's own
+  // (docs/cuda.md).
   caps.tf_messages = false;
+  caps.tf_bad_index_messages = true;
   caps.accumulates_half_in_float = false;  // every add rounds to the half type, as TF's CPU does
   return caps;
 }

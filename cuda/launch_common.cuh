@@ -116,15 +116,27 @@ Status launch_gather(Exec& ex, const Map& map, const uint8_t* d_params, uint8_t*
   const RowMapping m = choose_row_mapping(slice_bytes);
   constexpr uint32_t kBlock = GatherPolicy::kBlockThreads;
   if (m.group != 0) {
-    GatherRowsKernel<Map, Off> k{map,         d_params, d_out, static_cast<Off>(rows),
-                                 slice_bytes, m.group};
-    return ex.launch(k, rows * m.group, kBlock);
+    const bool aligned16 = slice_bytes % 16 == 0 &&
+                           reinterpret_cast<uintptr_t>(d_params) % 16 == 0 &&
+                           reinterpret_cast<uintptr_t>(d_out) % 16 == 0;
+    // Few long rows: split each into up to 8 pieces (whole units of >= 4 KB) so the grid
+    // still fills the machine.
+    uint32_t parts = 1;
+    if (m.group == GatherPolicy::kBlockThreads && aligned16) {
+      const uint64_t units = slice_bytes / 16;
+      while (parts < 8 && rows * parts * 2 <= ex.max_blocks() && units % (parts * 2) == 0 &&
+             slice_bytes / (parts * 2) >= GatherPolicy::kWarpMaxBytes)
+        parts *= 2;
+    }
+    GatherRowsKernel<Map, Off> k{map,         d_params, d_out,     static_cast<Off>(rows),
+                                 slice_bytes, m.group,  aligned16, parts};
+    return ex.launch(k, rows * parts * m.group, kBlock);
   }
   const uint64_t total = rows * slice_elems;
   auto go = [&](auto e) -> Status {
     constexpr int E = decltype(e)::value;
     GatherElementsKernel<Map, Off, E> k{map, d_params, d_out, static_cast<Off>(total),
-                                        static_cast<Off>(slice_elems)};
+                                        DivBy<Off>(static_cast<Off>(slice_elems))};
     return ex.launch(k, total, kBlock);
   };
   switch (elem_bytes) {

@@ -257,6 +257,7 @@ json report_head_json(const RunInfo& run, const RunTally& tally) {
         {"semantics", names(caps.semantics, semantics_name)},
         {"deterministic", caps.deterministic},
         {"tf_messages", caps.tf_messages},
+        {"tf_bad_index_messages", caps.tf_bad_index_messages},
         {"accumulates_half_in_float", caps.accumulates_half_in_float}}},
       {"totals", std::move(totals_json)},
       {"per_op", std::move(per_op)},

@@ -48,7 +48,8 @@ int cmd_list_backends(const std::vector<std::string>& args) {
     std::printf("  index dtypes:  %s\n", join(c.index_dtypes, dtype_name).c_str());
     std::printf("  semantics:     %s\n", join(c.semantics, semantics_name).c_str());
     std::printf("  deterministic: %s\n", c.deterministic ? "yes" : "no");
-    std::printf("  tf messages:   %s\n", c.tf_messages ? "yes" : "no");
+    std::printf("  tf messages:   %s\n",
+                c.tf_messages ? "yes" : (c.tf_bad_index_messages ? "bad_index only" : "no"));
     std::printf("  half sums in float32: %s\n", c.accumulates_half_in_float ? "yes" : "no");
   }
   return 0;

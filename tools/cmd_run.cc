@@ -11,6 +11,7 @@
 #include "tools/case_check.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
+#include "tools/plugin_flags.h"
 #include "tools/run_guard.h"
 
 #if defined(GSCHECK_HAVE_GENERATORS)
@@ -29,7 +30,7 @@ constexpr int64_t kDefaultSweep = 5000;  // small cases: about a second on one c
 constexpr const char* kUsage =
     "usage: gscheck run [--backend NAME] [--sweep N] [--seed S] [--size K] [--report FILE]\n"
     "                   [--junit FILE] [--max-bytes N] [--repeat K] [--case-timeout S]\n"
-    "                   [--matrix] [--verbose]\n"
+    "                   [--matrix] [--verbose] [--jobs N] [--timeout S] [--isolate worker|call]\n"
     "                   [PATHS...]\n"
     "  Checks a backend: every case file in PATHS (default: corpus/golden and corpus/regressions\n"
     "  of the source tree) against its expect block and against the reference's outcome, then N\n"
@@ -52,7 +53,8 @@ constexpr const char* kUsage =
     "                   past it is FAILED and the run ends there, its report marked interrupted\n"
     "  --matrix         also print the capability matrix: verdict counts per op x dtype x index\n"
     "                   dtype x bad_indices_policy (always printed for plugin:PATH backends)\n"
-    "  --verbose        print a line for every case (default: only the failures)\n"
+    "  --verbose        print a line for every case (default: only the "
+    "failures)\n" GSCHECK_PLUGIN_USAGE
     "  Exit status: 0 no case failed, 1 a case FAILED, was MISTRUSTED or NONDETERMINISTIC,\n"
     "  2 bad command line, 3 a report could not be written, 128+N stopped by signal N (SIGINT,\n"
     "  SIGTERM, SIGHUP). The reports are written atomically; a stopped run writes what ran, "
@@ -83,19 +85,12 @@ std::vector<std::string> default_paths() {
 
 int cmd_run(const std::vector<std::string>& args) {
   block_run_signals();  // before any backend starts threads: only the RunGuard thread takes them
-  auto line = parse_command_line(args,
-                                 {{"--backend", true},
-                                  {"--sweep", true},
-                                  {"--seed", true},
-                                  {"--size", true},
-                                  {"--report", true},
-                                  {"--junit", true},
-                                  {"--max-bytes", true},
-                                  {"--repeat", true},
-                                  {"--case-timeout", true},
-                                  {"--matrix", false},
-                                  {"--verbose", false}},
-                                 "gscheck run", kUsage);
+  std::vector<OptionSpec> specs = {
+      {"--backend", true},      {"--sweep", true},   {"--seed", true},      {"--size", true},
+      {"--report", true},       {"--junit", true},   {"--max-bytes", true}, {"--repeat", true},
+      {"--case-timeout", true}, {"--matrix", false}, {"--verbose", false}};
+  for (auto& spec : plugin_option_specs()) specs.push_back(spec);
+  auto line = parse_command_line(args, specs, "gscheck run", kUsage);
   if (!line.args) return line.exit_status;
   const ParsedArgs& parsed = *line.args;
   int64_t max_bytes = kDefaultMaxCaseBytes, sweep = kDefaultSweep, size = 30;
@@ -139,7 +134,11 @@ int cmd_run(const std::vector<std::string>& args) {
     if (!n.ok()) return usage_error(n.error().message);
     repeat = *n;
   }
-  auto backend = make_named_backend(backend_name, max_bytes);
+  auto plugin = plugin_options(parsed, max_bytes);
+  if (!plugin.ok()) return usage_error(plugin.error().message);
+  // Concurrent checking is for plugin workers; the in-tree backends run on this thread.
+  const int jobs = backend_name.starts_with("plugin:") ? plugin->jobs : 1;
+  auto backend = make_named_backend(backend_name, max_bytes, *plugin);
   if (!backend.ok()) return usage_error(backend.error().message);
   auto reference = make_named_backend("reference", max_bytes);
   if (!reference.ok()) return usage_error(reference.error().message);
@@ -216,11 +215,14 @@ int cmd_run(const std::vector<std::string>& args) {
     if (Status st = (*stream)->add(r); !st.ok() && !spool_error) spool_error = st.error();
   };
 
-  for (const auto& file : files) {
-    guard.case_started(
-        {file, file,
-         "gscheck eval --backend " + shell_quote(backend_name) + " " + shell_quote(file)});
-    record(checker.check_file(file));
+  std::vector<CaseFile> generated;  // --jobs N > 1 only: drawn up front, checked N at a time
+  if (jobs <= 1) {
+    for (const auto& file : files) {
+      guard.case_started(
+          {file, file,
+           "gscheck eval --backend " + shell_quote(backend_name) + " " + shell_quote(file)});
+      record(checker.check_file(file));
+    }
   }
 #if defined(GSCHECK_HAVE_GENERATORS)
   if (sweep > 0) {
@@ -239,11 +241,31 @@ int cmd_run(const std::vector<std::string>& args) {
     while (auto c = cases.next()) {
       CaseFile f;
       f.c = std::move(*c);
+      if (jobs > 1) {
+        generated.push_back(std::move(f));
+        continue;
+      }
       guard.case_started({f.c.name, "", opts.sweep_repro});
       record(checker.check_case(f, ""));
     }
   }
 #endif
+  if (jobs > 1) {
+    // Case files first, then the sweep, checked N at a time and reported in this order. The
+    // plugin worker's --timeout bounds each call; --case-timeout bounds the wait for a result.
+    guard.case_started({"(the next result of --jobs " + std::to_string(jobs) + ")", "", ""});
+    for_each_ordered<reports::CaseResult>(
+        files.size() + generated.size(), jobs,
+        [&](std::size_t i) {
+          return i < files.size() ? checker.check_file(files[i])
+                                  : checker.check_case(generated[i - files.size()], "");
+        },
+        [&](reports::CaseResult&& r) {
+          record(r);
+          guard.case_started({"(the next result of --jobs " + std::to_string(jobs) + ")", "", ""});
+        });
+    guard.case_finished();
+  }
   const bool matrix = parsed.has("--matrix") || backend_name.starts_with("plugin:");
   int status = finish_stream(**stream, elapsed(), /*table=*/true, matrix);
   if (spool_error) {

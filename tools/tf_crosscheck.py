@@ -381,7 +381,7 @@ def _is_nan(v):
     return math.isnan(c.real) or math.isnan(c.imag)
 
 
-def compare_outputs(tf_out, want):
+def compare_outputs(tf_out, want, subnormal_inputs=False):
     """None when bit-identical; otherwise a description of the first differences."""
     np = _np()
     if _dtype_name(tf_out) != _dtype_name(want):
@@ -409,12 +409,69 @@ def compare_outputs(tf_out, want):
     first = diff[:5]
     nan_only = a.dtype.kind in "fcV" and a.dtype != object and all(
         _is_nan(a[i]) and _is_nan(b[i]) for i in diff)
+    why = "nan_bits" if nan_only else \
+        "subnormal" if subnormal_inputs and _subnormal_only(a, b, diff) else "elements"
     return {
-        "why": "nan_bits" if nan_only else "elements",
+        "why": why,
         "differing": len(diff),
         "examples": [{"flat_index": int(i), "tf": _element_text(tf_out, i),
                       "reference": _element_text(want, i)} for i in first],
     }
+
+
+def has_subnormals(case):
+    """Whether the case's tensor or updates hold a subnormal float (a part of one, for complex)."""
+    np = _np()
+    inputs = case.get("inputs") or {}
+    for key in ("tensor", "updates", "params"):
+        if not isinstance(inputs.get(key), dict):
+            continue
+        try:
+            arr = decode_tensor(inputs[key], key)
+        except CaseError:
+            continue
+        if arr.dtype == object or arr.dtype.kind not in "fcV" or arr.size == 0:
+            continue
+        parts = [arr.real, arr.imag] if arr.dtype.kind == "c" else [arr]
+        for p in parts:
+            f = np.abs(p.astype(np.float64)).reshape(-1)
+            real = p.dtype
+            try:
+                tiny = float(np.finfo(real).tiny)
+            except ValueError:
+                import ml_dtypes  # noqa: PLC0415
+
+                tiny = float(ml_dtypes.finfo(real).tiny)
+            if ((f > 0) & (f < tiny)).any():
+                return True
+    return False
+
+
+def _subnormal_only(a, b, diff):
+    """Every differing part is finite and at most the dtype's smallest normal away: what flushing
+    subnormal operands or results to zero (FTZ/DAZ) changes (the caller requires subnormal
+    inputs)."""
+    np = _np()
+    if a.dtype == object or a.dtype.kind not in "fcV":
+        return False
+    real = np.float32 if a.dtype == np.complex64 else np.float64 if a.dtype == np.complex128 \
+        else a.dtype
+    try:
+        tiny = float(np.finfo(real).tiny)
+    except ValueError:
+        import ml_dtypes  # noqa: PLC0415  (bfloat16)
+
+        tiny = float(ml_dtypes.finfo(real).tiny)
+    for i in diff:
+        for x, y in ((a[i].real, b[i].real), (a[i].imag, b[i].imag)) if a.dtype.kind == "c" \
+                else ((a[i], b[i]),):
+            x, y = float(x), float(y)
+            if x == y and math.copysign(1, x) == math.copysign(1, y):
+                continue  # this part agrees
+            # A flushed operand also turns a strict order into a tie (+0 kept for -0).
+            if not (math.isfinite(x) and math.isfinite(y)) or abs(x - y) > tiny:
+                return False
+    return True
 
 
 def _normalize(msg: str) -> str:
@@ -447,11 +504,12 @@ def compare_case(case, tf_outcome):
         if "error" in tf_outcome:
             return False, {"kind": "tf_error_reference_output", "tf": tf_side,
                            "reference": ref_side}
-        diff = compare_outputs(tf_outcome["output"], want)
+        diff = compare_outputs(tf_outcome["output"], want, has_subnormals(case))
         if diff is None:
             return True, None
         # Both sides NaN at every differing element: only the NaN's bits (payload, sign) differ.
-        kind = "output_nan_bits_differ" if diff["why"] == "nan_bits" else "output_differs"
+        kind = {"nan_bits": "output_nan_bits_differ",
+                "subnormal": "output_subnormal_flushed"}.get(diff["why"], "output_differs")
         return False, {"kind": kind, "tf": tf_side, "reference": ref_side, "difference": diff}
     err = expect.get("error") or {}
     ref_side = {"error": {"class": err.get("class"), "message": err.get("message")}}

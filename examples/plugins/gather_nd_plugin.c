@@ -46,12 +46,14 @@ static int32_t run(const gsc_call* call, gsc_result* result) {
              "no gather_nd kernel for bad_indices_policy \"%s\"", policy);
     return GSC_UNSUPPORTED;
   }
-  if (params->rank < 1) return fail(result, GSC_INVALID_ARGUMENT, "params must be at least a vector");
+  if (params->rank < 1)
+    return fail(result, GSC_INVALID_ARGUMENT, "params must be at least a vector");
   if (indices->rank < 1)
     return fail(result, GSC_INVALID_ARGUMENT, "indices must be at least a vector");
   const int depth = (int)indices->dims[indices->rank - 1];
   if (indices->dims[indices->rank - 1] > params->rank)
-    return fail(result, GSC_INVALID_ARGUMENT, "index innermost dimension length must be <= params rank");
+    return fail(result, GSC_INVALID_ARGUMENT,
+                "index innermost dimension length must be <= params rank");
   const int64_t rows = product(indices->dims, 0, indices->rank - 1);
   const int64_t index_max = indices->dtype == GSC_INT32 ? INT32_MAX : INT64_MAX;
   if (rows > INT32_MAX) return fail(result, GSC_INVALID_ARGUMENT, "indices has too many elements");
@@ -60,7 +62,8 @@ static int32_t run(const gsc_call* call, gsc_result* result) {
   const int64_t slice = product(params->dims, depth, params->rank);
   if (slice > index_max) return fail(result, GSC_INVALID_ARGUMENT, "slice size is too large");
   if (rows > 0 && product(params->dims, 0, params->rank) == 0)
-    return fail(result, GSC_INVALID_ARGUMENT, "Requested more than 0 entries, but params is empty.");
+    return fail(result, GSC_INVALID_ARGUMENT,
+                "Requested more than 0 entries, but params is empty.");
   if (rows > 0 && depth > 7)
     return fail(result, GSC_INVALID_ARGUMENT, "Only indices.shape[-1] values between 1 and 7");
 
@@ -95,6 +98,7 @@ static int32_t run(const gsc_call* call, gsc_result* result) {
   return GSC_OK;
 }
 
+#ifndef GSC_EXAMPLE_EMBEDDED /* device_gather_nd_plugin.c reuses run() under its own entry */
 const gsc_plugin_v1* gscheck_plugin_v1(void) {
   static const gsc_plugin_v1 plugin = {
       .abi_version = GSCHECK_PLUGIN_ABI_VERSION,
@@ -110,3 +114,4 @@ const gsc_plugin_v1* gscheck_plugin_v1(void) {
   };
   return &plugin;
 }
+#endif

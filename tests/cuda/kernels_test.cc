@@ -35,6 +35,26 @@ TEST(RowMapping, PathFollowsSliceBytes) {
   EXPECT_EQ(choose_row_mapping(4097).group, GatherPolicy::kBlockThreads);  // block
 }
 
+TEST(FastDiv, EqualsIntegerDivisionAcrossDivisorsAndDividends) {
+  std::vector<uint32_t> divisors;
+  for (uint32_t d = 1; d <= 4100; ++d) divisors.push_back(d);
+  for (uint32_t d : {65535u, 65536u, 65537u, 1000003u, (1u << 30) + 1, (1u << 31) - 1, 1u << 31,
+                     0xFFFFFFFEu, 0xFFFFFFFFu})
+    divisors.push_back(d);
+  uint64_t x = 0x243F6A8885A308D3ull;
+  for (uint32_t d : divisors) {
+    const FastDivU32 f(d);
+    std::vector<uint32_t> ns = {0,         1,           d - 1,       d,           d + 1,
+                                2 * d - 1, 0x7FFFFFFFu, 0x80000000u, 0xFFFFFFFEu, 0xFFFFFFFFu};
+    for (int k = 0; k < 64; ++k) {
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      ns.push_back(static_cast<uint32_t>(x >> 32));
+    }
+    for (uint32_t n : ns) ASSERT_EQ(f.div(n), n / d) << n << " / " << d;
+  }
+  EXPECT_EQ(DivBy<uint64_t>(7).div(uint64_t{1} << 40), (uint64_t{1} << 40) / 7);
+}
+
 TEST(OffsetType, ThirtyTwoBitsOnlyWhenEveryTensorIsBelow2Pow31) {
   const int64_t small[] = {1, (int64_t{1} << 31) - 1, 0};
   const int64_t big_out[] = {1, 5, int64_t{1} << 31};
@@ -139,6 +159,29 @@ void check_gather_paths(uint32_t elem, int src_misalign, int dst_misalign) {
     EXPECT_EQ(o[rows * slice_bytes], 0xEE);
     EXPECT_EQ(bad[0], 0);
     EXPECT_EQ(bad[1], 20);
+  }
+}
+
+// Few rows over 4 KB: launch_gather splits each row into pieces (here 4 of 4 KB) so the grid
+// fills the machine; every byte must still land, bad rows zeroed.
+TEST(GatherPaths, FewLongRowsAreSplitIntoPieces) {
+  EmuExec ex(3, /*max_blocks=*/64);
+  for (uint64_t rows : {1, 2, 3, 6}) {
+    const uint64_t slice_bytes = 16384, src_rows = 5;
+    alignas(16) static uint8_t params[5 * 16384];
+    for (size_t i = 0; i < sizeof(params); ++i) params[i] = static_cast<uint8_t>(i * 7 + 3);
+    std::vector<uint8_t> out_buf(rows * slice_bytes + 32, 0xEE);
+    uint8_t* o = out_buf.data() + ((16 - reinterpret_cast<uintptr_t>(out_buf.data()) % 16) % 16);
+    int64_t bad[2] = {INT64_MAX, -1};
+    StrideMap<uint32_t> map{static_cast<uint32_t>(src_rows), 2, bad};
+    ASSERT_TRUE(launch_gather<uint32_t>(ex, map, params, o, rows, slice_bytes / 8, 8).ok());
+    for (uint64_t r = 0; r < rows; ++r) {
+      for (uint64_t b = 0; b < slice_bytes; ++b) {
+        const uint8_t want = r % 2 == 0 ? 0 : params[((r * 3 + 1) % src_rows) * slice_bytes + b];
+        ASSERT_EQ(o[r * slice_bytes + b], want) << "rows=" << rows << " row=" << r << " byte=" << b;
+      }
+    }
+    EXPECT_EQ(o[rows * slice_bytes], 0xEE);
   }
 }
 

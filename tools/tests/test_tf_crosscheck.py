@@ -135,6 +135,30 @@ class CompareTest(unittest.TestCase):
         self.assertEqual(d["difference"]["examples"][0]["tf"], "nan (0x7fc0)")
         self.assertEqual(d["difference"]["examples"][0]["reference"], "nan (0xffc5)")
 
+    def test_subnormal_flushes_are_their_own_kind(self):
+        want = {"dtype": "float32", "shape": [2], "data_b64": base64.b64encode(
+            struct.pack("<2I", 0x3F800000, 0x80000001)).decode()}
+        got = np.frombuffer(struct.pack("<2I", 0x3F800000, 0x00000000), dtype=np.float32)
+        case = self.case({"output": want})
+        case["inputs"] = {"updates": {"dtype": "float32", "shape": [1], "data_b64": base64.b64encode(
+            struct.pack("<I", 0x80000001)).decode()}}
+        _, d = tc.compare_case(case, {"output": got})
+        self.assertEqual(d["kind"], "output_subnormal_flushed")
+        # Without a subnormal input the same difference is a real one.
+        _, d = tc.compare_case(self.case({"output": want}), {"output": got})
+        self.assertEqual(d["kind"], "output_differs")
+        # A difference larger than the smallest normal is a real one.
+        got = np.frombuffer(struct.pack("<2I", 0x3F800000, 0x00800001), dtype=np.float32)
+        _, d = tc.compare_case(case, {"output": got})
+        self.assertEqual(d["kind"], "output_differs")
+        cwant = {"dtype": "complex64", "shape": [1], "data_b64": base64.b64encode(
+            struct.pack("<2I", 0x3F800000, 0x00800001)).decode()}
+        cgot = np.frombuffer(struct.pack("<2I", 0x3F800000, 0x00800000), dtype=np.complex64)
+        ccase = self.case({"output": cwant})
+        ccase["inputs"] = case["inputs"]
+        _, d = tc.compare_case(ccase, {"output": cgot})
+        self.assertEqual(d["kind"], "output_subnormal_flushed")
+
     def test_empty_and_complex_outputs(self):
         empty = {"dtype": "uint8", "shape": [0, 3], "data": []}
         self.assertEqual(tc.compare_case(self.case({"output": empty}),
