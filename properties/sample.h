@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <vector>
 
 #include "core/case.h"
@@ -24,5 +26,27 @@ struct SampleOptions {
 /// Draw opts.count cases deterministically from opts.seed. Case names record the seed and the
 /// position ("sweep/<seed>/<i>/<op>") so any case can be regenerated.
 std::vector<Case> sample_cases(const SampleOptions& opts);
+
+/// The same cases one at a time, without a count (opts.count is ignored): the i-th next() is
+/// sample_cases' case i. skip() moves past a case without generating it (sharded sweeps), so a
+/// run can stop after any number of cases (time budgets) and be replayed with --sweep.
+class Sampler {
+ public:
+  explicit Sampler(const SampleOptions& opts);
+  ~Sampler();
+  Sampler(const Sampler&) = delete;
+  Sampler& operator=(const Sampler&) = delete;
+
+  /// Case number position(), then position() + 1; nullopt (position still advances) in the
+  /// never-seen event that the generators fail on it 8 times, which sample_cases leaves out too.
+  std::optional<Case> next();
+  void skip();
+  int64_t position() const { return position_; }
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+  int64_t position_ = 0;
+};
 
 }  // namespace gscheck::gen

@@ -3,13 +3,16 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <random>
 
 #include "core/case_json.h"
 #include "tools/case_check.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
+#include "tools/progress.h"
 
 #if defined(GSCHECK_HAVE_GENERATORS)
 #include "properties/sample.h"
@@ -25,9 +28,9 @@ namespace {
 constexpr int64_t kDefaultSweep = 5000;  // small cases: about a second on one core
 
 constexpr const char* kUsage =
-    "usage: gscheck run [--backend NAME] [--sweep N] [--seed S] [--size K] [--report FILE]\n"
-    "                   [--junit FILE] [--max-bytes N] [--repeat K] [--matrix] [--verbose]\n"
-    "                   [PATHS...]\n"
+    "usage: gscheck run [--backend NAME] [--sweep N] [--time SECONDS] [--seed S] [--size K]\n"
+    "                   [--shard K/N] [--report FILE] [--junit FILE] [--max-bytes N]\n"
+    "                   [--repeat K] [--matrix] [--verbose] [--quiet] [PATHS...]\n"
     "  Checks a backend: every case file in PATHS (default: corpus/golden and corpus/regressions\n"
     "  of the source tree) against its expect block and against the reference's outcome, then N\n"
     "  seeded random cases against the reference. Cases outside the backend's declared\n"
@@ -35,6 +38,12 @@ constexpr const char* kUsage =
     "  seed.\n"
     "  --backend NAME   backend to check (default: cuda-emu when built, else reference)\n"
     "  --sweep N        number of random cases (default 5000; 0 for none)\n"
+    "  --time SECONDS   run the sweep until SECONDS have passed since the start (case files\n"
+    "                   always run in full); with --sweep N, stop at whichever comes first.\n"
+    "                   The report's sweep is the count reached: --sweep with it replays the run\n"
+    "  --shard K/N      run part K of N: the case files and sweep positions p with\n"
+    "                   p % N == K-1 (same seed for all parts; `gscheck report merge` of all N\n"
+    "                   reports equals the unsharded run)\n"
     "  --seed S         sweep seed (default: drawn at random and printed)\n"
     "  --size K         RapidCheck size of the sweep: larger means bigger cases (default 30)\n"
     "  --report FILE    write the JSON report; failing random cases are saved as case files in\n"
@@ -47,6 +56,8 @@ constexpr const char* kUsage =
     "  --matrix         also print the capability matrix: verdict counts per op x dtype x index\n"
     "                   dtype x bad_indices_policy (always printed for plugin:PATH backends)\n"
     "  --verbose        print a line for every case (default: only the failures)\n"
+    "  --quiet          no progress on stderr (default: a line redrawn in place on a terminal,\n"
+    "                   else a line every 10 s, or every $GSCHECK_PROGRESS_INTERVAL seconds)\n"
     "  Exit status: 0 no case failed, 1 a case FAILED, was MISTRUSTED or NONDETERMINISTIC,\n"
     "  2 bad command line, 3 a report could not be written.\n";
 
@@ -70,6 +81,19 @@ std::vector<std::string> default_paths() {
   return paths;
 }
 
+// "K/N" with 1 <= K <= N.
+Expected<reports::Shard> parse_shard(const std::string& text) {
+  const auto slash = text.find('/');
+  const auto bad = [&] {
+    return parse_error("--shard: expected K/N with 1 <= K <= N (e.g. 2/4), got '" + text + "'");
+  };
+  if (slash == std::string::npos) return bad();
+  auto k = parse_int_option("--shard", text.substr(0, slash), 1, 1000000);
+  auto n = parse_int_option("--shard", text.substr(slash + 1), 1, 1000000);
+  if (!k.ok() || !n.ok() || *k > *n) return bad();
+  return reports::Shard{*k, *n};
+}
+
 }  // namespace
 
 int cmd_run(const std::vector<std::string>& args) {
@@ -83,7 +107,10 @@ int cmd_run(const std::vector<std::string>& args) {
                                   {"--max-bytes", true},
                                   {"--repeat", true},
                                   {"--matrix", false},
-                                  {"--verbose", false}},
+                                  {"--verbose", false},
+                                  {"--quiet", false},
+                                  {"--time", true},
+                                  {"--shard", true}},
                                  "gscheck run", kUsage);
   if (!line.args) return line.exit_status;
   const ParsedArgs& parsed = *line.args;
@@ -104,7 +131,23 @@ int cmd_run(const std::vector<std::string>& args) {
     if (!n.ok()) return usage_error(n.error().message);
     seed = static_cast<uint64_t>(*n);
   }
+  std::optional<double> time_budget;
+  if (auto v = parsed.value("--time")) {
+    auto n = parse_int_option("--time", *v, 1, 100000000);
+    if (!n.ok()) return usage_error(n.error().message);
+    time_budget = static_cast<double>(*n);
+    if (!parsed.has("--sweep")) sweep = 100000000;  // the budget decides
+  }
+  std::optional<reports::Shard> shard;
+  if (auto v = parsed.value("--shard")) {
+    auto s = parse_shard(*v);
+    if (!s.ok()) return usage_error(s.error().message);
+    shard = *s;
+  }
 #if !defined(GSCHECK_HAVE_GENERATORS)
+  if (parsed.has("--time"))
+    return usage_error(
+        "this gscheck was built without the case generators (GSCHECK_TESTS=OFF): no --time");
   if (parsed.has("--sweep") && sweep > 0)
     return usage_error(
         "this gscheck was built without the case generators (GSCHECK_TESTS=OFF): "
@@ -136,6 +179,12 @@ int cmd_run(const std::vector<std::string>& args) {
     if (!listed.ok()) return usage_error(listed.error().message);
     files = std::move(listed).value();
   }
+  if (shard) {  // every N-th file, so each shard gets a spread of ops
+    std::vector<std::string> mine;
+    for (std::size_t i = 0; i < files.size(); ++i)
+      if (static_cast<int64_t>(i % shard->count) == shard->index - 1) mine.push_back(files[i]);
+    files = std::move(mine);
+  }
 
   const std::string report_path = parsed.value("--report").value_or("");
   CheckOptions opts;
@@ -144,10 +193,17 @@ int cmd_run(const std::vector<std::string>& args) {
   if (!report_path.empty())
     opts.failed_cases_dir =
         (std::filesystem::path(report_path).parent_path() / "failed_cases").string();
-  opts.sweep_repro = "gscheck run --backend " + shell_quote(backend_name) + " --seed " +
-                     std::to_string(seed) + " --sweep " + std::to_string(sweep) + " --size " +
-                     std::to_string(size) +
-                     (repeat > 1 ? " --repeat " + std::to_string(repeat) : std::string());
+  // The replay of the sweep; with a time budget the count is only known at the end, and
+  // failing cases' repros (when no report saves them) carry the requested bound.
+  auto sweep_repro = [&](int64_t count) {
+    return "gscheck run --backend " + shell_quote(backend_name) + " --seed " +
+           std::to_string(seed) + " --sweep " + std::to_string(count) + " --size " +
+           std::to_string(size) +
+           (shard ? " --shard " + std::to_string(shard->index) + "/" + std::to_string(shard->count)
+                  : std::string()) +
+           (repeat > 1 ? " --repeat " + std::to_string(repeat) : std::string());
+  };
+  opts.sweep_repro = sweep_repro(sweep);
   CaseChecker checker(**backend, ref, opts);
 
   reports::Report report;
@@ -157,17 +213,42 @@ int cmd_run(const std::vector<std::string>& args) {
   report.run.started_at = reports::utc_now();
   report.run.backend = (*backend)->capabilities();
   report.run.sweep = sweep;
+  report.run.sweep_size = size;
+  report.run.shard = shard;
+  report.run.time_budget_s = time_budget;
   if (sweep > 0) report.run.seed = seed;
   const bool verbose = parsed.has("--verbose");
+
+  // Progress: the total is known unless a time budget decides it.
+  int64_t sweep_cases = sweep;
+  if (shard) sweep_cases = sweep / shard->count + (sweep % shard->count >= shard->index ? 1 : 0);
+  double interval = 10;
+  if (const char* e = std::getenv("GSCHECK_PROGRESS_INTERVAL")) {
+    auto n = parse_int_option("GSCHECK_PROGRESS_INTERVAL", e, 1, 86400);
+    if (!n.ok()) return usage_error(n.error().message);
+    interval = static_cast<double>(*n);
+  }
+  Progress progress(Progress::mode_for(parsed.has("--quiet"), stderr), stderr,
+                    time_budget
+                        ? std::nullopt
+                        : std::optional<int64_t>(static_cast<int64_t>(files.size()) + sweep_cases),
+                    time_budget, interval);
+  int64_t failures = 0;
   auto record = [&](reports::CaseResult r) {
+    if (reports::is_failure(r.verdict)) ++failures;
     if (verbose || reports::is_failure(r.verdict)) {
+      progress.clear();
       std::fputs(result_text(r).c_str(), stdout);
       std::fflush(stdout);
     }
     report.cases.push_back(std::move(r));
+    progress.update(static_cast<int64_t>(report.cases.size()), failures);
   };
 
   const auto t0 = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
   for (const auto& file : files) record(checker.check_file(file));
 #if defined(GSCHECK_HAVE_GENERATORS)
   if (sweep > 0) {
@@ -182,22 +263,42 @@ int cmd_run(const std::vector<std::string>& args) {
     so.semantics = caps.semantics;
     for (DType dt : caps.index_dtypes)
       if (dt == DType::kInt32 || dt == DType::kInt64) so.index_dtypes.push_back(dt);
-    for (Case& c : gen::sample_cases(so)) {
+    // One position at a time: the budget is checked before each case, so a run overshoots it
+    // by at most one case (small: the sweep's cases take well under a millisecond each).
+    gen::Sampler sampler(so);
+    while (sampler.position() < sweep && !(time_budget && elapsed() >= *time_budget)) {
+      if (shard && sampler.position() % shard->count != shard->index - 1) {
+        sampler.skip();
+        continue;
+      }
+      std::optional<Case> c = sampler.next();
+      if (!c) continue;
       CaseFile f;
-      f.c = std::move(c);
+      f.c = std::move(*c);
       record(checker.check_case(f, ""));
+    }
+    report.run.sweep = sampler.position();
+    if (report.run.sweep != sweep) {  // the budget ended it: repros name the count reached
+      for (auto& r : report.cases)
+        if (r.file.empty() && r.repro == opts.sweep_repro) r.repro = sweep_repro(report.run.sweep);
     }
   }
 #endif
-  report.run.elapsed_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  progress.finish(static_cast<int64_t>(report.cases.size()), failures);
+  report.run.elapsed_s = elapsed();
   const bool matrix = parsed.has("--matrix") || backend_name.starts_with("plugin:");
   const int status = finish_run(report, report_path, parsed.value("--junit").value_or(""),
                                 /*table=*/true, matrix);
   std::printf("backend %s, %zu case files, sweep %lld, repeat %lld", backend_name.c_str(),
-              files.size(), static_cast<long long>(sweep), static_cast<long long>(repeat));
+              files.size(), static_cast<long long>(report.run.sweep),
+              static_cast<long long>(repeat));
+  if (shard)
+    std::printf(", shard %lld/%lld", static_cast<long long>(shard->index),
+                static_cast<long long>(shard->count));
+  if (time_budget)
+    std::printf(", time budget %.0f s (%.2f s run)", *time_budget, report.run.elapsed_s);
   if (sweep > 0) std::printf(", seed %llu", static_cast<unsigned long long>(seed));
-  if (sweep > 0) std::printf(" (replay: %s)", opts.sweep_repro.c_str());
+  if (sweep > 0) std::printf(" (replay: %s)", sweep_repro(report.run.sweep).c_str());
   std::printf("\n");
   return status;
 }
