@@ -16,9 +16,12 @@ using testing::sweep_against_reference;
 
 class CudaEmuSweep : public ::testing::TestWithParam<Op> {};
 
+// In race mode where the build has it (docs/cuda.md): every launch's threads interleaved at each
+// device access, and a data race fails the case.
 TEST_P(CudaEmuSweep, AgreesWithTheReference) {
   for (bool det : {false, true}) {
-    auto b = make_cuda_emu_backend(2, KernelOptions{.deterministic = det});
+    auto b = make_cuda_emu_backend(
+        2, KernelOptions{.deterministic = det, .race = race_mode_available()});
     for (int size : {10, 40, 100}) {
       gen::SampleOptions opts;
       opts.seed = 1000 + static_cast<uint64_t>(GetParam()) * 10 + static_cast<uint64_t>(size);
