@@ -88,11 +88,13 @@ Expected<Report> merge_reports(std::vector<MergeInput> inputs, bool force) {
   run.shard.reset();
   run.merged_from.clear();
   run.elapsed_s = 0;
+  run.sweep_elapsed_s = 0;
   run.sweep = 0;
   for (const MergeInput& in : inputs) {
     run.merged_from.push_back(in.path);
     // Shards run side by side: the merged run took as long as the slowest.
     run.elapsed_s = std::max(run.elapsed_s, in.report.run.elapsed_s);
+    run.sweep_elapsed_s = std::max(run.sweep_elapsed_s, in.report.run.sweep_elapsed_s);
     run.sweep = std::max(run.sweep, in.report.run.sweep);
     run.started_at = std::min(run.started_at, in.report.run.started_at);
   }
@@ -165,6 +167,16 @@ std::map<std::string, const CaseResult*> by_name(const Report& r, std::vector<st
     out.emplace(std::move(key), &c);
   }
   return out;
+}
+
+// What makes two results the same case: op, semantics, policy, input dtypes and shapes. A
+// sweep of a backend claiming other dtypes draws other cases under the same names.
+std::string identity(const CaseResult& c) {
+  std::string s = c.op ? std::string(op_name(*c.op)) : "?";
+  s += "|" + std::string(semantics_name(c.semantics)) + "|" + c.bad_indices_policy;
+  for (const InputInfo& in : c.inputs)
+    s += "|" + in.name + ":" + std::string(dtype_name(in.dtype)) + in.shape.to_string();
+  return s;
 }
 
 std::optional<Change> classify(const CaseResult* o, const CaseResult* n) {
@@ -259,12 +271,26 @@ ReportDiff diff_reports(const Report& old_report, const Report& new_report) {
     c.reason = why->reason;
     d.cases.push_back(std::move(c));
   };
+  int64_t redrawn = 0;
   for (const std::string& key : order_new) {
     auto it = olds.find(key);
-    add(key, it == olds.end() ? nullptr : it->second, news.at(key));
+    const CaseResult* o = it == olds.end() ? nullptr : it->second;
+    const CaseResult* nw = news.at(key);
+    if (o && identity(*o) != identity(*nw)) {  // same name, another case: removed + added
+      ++redrawn;
+      add(key + " (old case)", o, nullptr);
+      add(key, nullptr, nw);
+      continue;
+    }
+    add(key, o, nw);
   }
   for (const std::string& key : order_old)
     if (!news.count(key)) add(key, olds.at(key), nullptr);
+  if (redrawn > 0)
+    d.notes.push_back(std::to_string(redrawn) +
+                      " cases have the same name but other inputs (the backends claim other "
+                      "dtypes or ops, so the sweep drew other cases): each counts as removed "
+                      "and added");
   std::stable_sort(d.cases.begin(), d.cases.end(), [](const CaseChange& a, const CaseChange& b) {
     return static_cast<int>(a.change) < static_cast<int>(b.change);
   });

@@ -253,6 +253,7 @@ json report_to_json(const Report& r) {
       {"shard", r.run.shard ? json{{"index", r.run.shard->index}, {"count", r.run.shard->count}}
                             : json(nullptr)},
       {"time_budget_s", r.run.time_budget_s ? json(*r.run.time_budget_s) : json(nullptr)},
+      {"sweep_elapsed_s", r.run.sweep_elapsed_s},
       {"merged_from", r.run.merged_from},
       {"backend",
        {{"name", caps.name},
@@ -426,6 +427,8 @@ Expected<Report> report_from_json(const json& j) {
   }
   if (j.contains("time_budget_s") && !j["time_budget_s"].is_null())
     GSCHECK_ASSIGN(r.run.time_budget_s, rd.get<double>(j, "time_budget_s"));
+  if (j.contains("sweep_elapsed_s"))
+    GSCHECK_ASSIGN(r.run.sweep_elapsed_s, rd.get<double>(j, "sweep_elapsed_s"));
   if (j.contains("merged_from"))
     GSCHECK_ASSIGN(r.run.merged_from, rd.get<std::vector<std::string>>(j, "merged_from"));
   auto b = j.find("backend");

@@ -95,7 +95,8 @@ struct RunInfo {
   int64_t sweep = 0;
   int64_t sweep_size = 30;               ///< the sweep's RapidCheck size (--size)
   std::optional<Shard> shard;            ///< --shard K/N; nullopt for a whole run
-  std::optional<double> time_budget_s;   ///< --time SECONDS
+  std::optional<double> time_budget_s;   ///< --time SECONDS: the sweep's budget
+  double sweep_elapsed_s = 0;            ///< the sweep's part of elapsed_s
   std::vector<std::string> merged_from;  ///< `report merge`: the reports combined
   Capabilities backend;                  ///< the backend's declared contract
   double elapsed_s = 0;

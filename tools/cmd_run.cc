@@ -38,8 +38,8 @@ constexpr const char* kUsage =
     "  seed.\n"
     "  --backend NAME   backend to check (default: cuda-emu when built, else reference)\n"
     "  --sweep N        number of random cases (default 5000; 0 for none)\n"
-    "  --time SECONDS   run the sweep until SECONDS have passed since the start (case files\n"
-    "                   always run in full); with --sweep N, stop at whichever comes first.\n"
+    "  --time SECONDS   run the sweep (after the case files, which always run in full) until\n"
+    "                   it has taken SECONDS; with --sweep N, stop at whichever comes first.\n"
     "                   The report's sweep is the count reached: --sweep with it replays the run\n"
     "  --shard K/N      run part K of N: the case files and sweep positions p with\n"
     "                   p % N == K-1 (same seed for all parts; `gscheck report merge` of all N\n"
@@ -266,7 +266,10 @@ int cmd_run(const std::vector<std::string>& args) {
     // One position at a time: the budget is checked before each case, so a run overshoots it
     // by at most one case (small: the sweep's cases take well under a millisecond each).
     gen::Sampler sampler(so);
-    while (sampler.position() < sweep && !(time_budget && elapsed() >= *time_budget)) {
+    const double sweep_start = elapsed();  // the budget is the sweep's: case files run in full
+    progress.start_budget();
+    while (sampler.position() < sweep &&
+           !(time_budget && elapsed() - sweep_start >= *time_budget)) {
       if (shard && sampler.position() % shard->count != shard->index - 1) {
         sampler.skip();
         continue;
@@ -278,6 +281,7 @@ int cmd_run(const std::vector<std::string>& args) {
       record(checker.check_case(f, ""));
     }
     report.run.sweep = sampler.position();
+    report.run.sweep_elapsed_s = elapsed() - sweep_start;
     if (report.run.sweep != sweep) {  // the budget ended it: repros name the count reached
       for (auto& r : report.cases)
         if (r.file.empty() && r.repro == opts.sweep_repro) r.repro = sweep_repro(report.run.sweep);
@@ -296,7 +300,8 @@ int cmd_run(const std::vector<std::string>& args) {
     std::printf(", shard %lld/%lld", static_cast<long long>(shard->index),
                 static_cast<long long>(shard->count));
   if (time_budget)
-    std::printf(", time budget %.0f s (%.2f s run)", *time_budget, report.run.elapsed_s);
+    std::printf(", time budget %.0f s (sweep %.2f s, run %.2f s)", *time_budget,
+                report.run.sweep_elapsed_s, report.run.elapsed_s);
   if (sweep > 0) std::printf(", seed %llu", static_cast<unsigned long long>(seed));
   if (sweep > 0) std::printf(" (replay: %s)", sweep_repro(report.run.sweep).c_str());
   std::printf("\n");

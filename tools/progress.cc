@@ -61,7 +61,7 @@ std::string Progress::text(int64_t done, int64_t failures, double elapsed_s) con
     head = std::to_string(done) + " cases";
   }
   if (budget_s_) {
-    const double left = std::max(0.0, *budget_s_ - elapsed_s);
+    const double left = std::max(0.0, *budget_s_ - (elapsed_s - budget_start_));
     const std::string budget_eta = ", " + seconds(left) + " of " + seconds(*budget_s_) + " left";
     eta = total_ && !eta.empty() ? eta + budget_eta : budget_eta;
   }
@@ -69,6 +69,8 @@ std::string Progress::text(int64_t done, int64_t failures, double elapsed_s) con
                 static_cast<long long>(failures), failures == 1 ? "" : "s");
   return head + buf + eta;
 }
+
+void Progress::start_budget() { budget_start_ = elapsed(); }
 
 void Progress::draw(int64_t done, int64_t failures) {
   const double now = elapsed();

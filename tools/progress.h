@@ -21,6 +21,8 @@ class Progress {
   Progress(Mode mode, std::FILE* out, std::optional<int64_t> total, std::optional<double> budget_s,
            double interval_s);
 
+  /// The time budget starts now (the sweep begins): "left" counts from here.
+  void start_budget();
   /// Cases done and failures so far; prints when a redraw or line is due. Cheap otherwise.
   void update(int64_t done, int64_t failures);
   /// Erase the terminal line before other output is printed (it is redrawn on the next update).
@@ -41,6 +43,7 @@ class Progress {
   std::optional<double> budget_s_;
   double interval_s_;
   std::chrono::steady_clock::time_point start_;
+  double budget_start_ = 0;  // elapsed() when the budget started
   double last_draw_ = -1e9;
   bool drawn_ = false;  // a terminal line is on screen
 };
