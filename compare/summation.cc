@@ -68,9 +68,17 @@ bool sum_allows(const SumProblem& p, double got, std::string* expected_text) {
   std::vector<double> abs_terms;
   abs_terms.reserve(p.terms.size());
   for (double x : p.terms) abs_terms.push_back(std::fabs(x));
-  const double magnitude = exact_sum(abs_terms);
+  double magnitude = exact_sum(abs_terms);
   const double nu = static_cast<double>(k > 0 ? k - 1 : 0) * p.unit_roundoff;
-  double bound = nu < 1 ? nu / (1 - nu) * magnitude : INFINITY;
+  const double gamma = nu < 1 ? nu / (1 - nu) : INFINITY;
+  double bound = gamma * magnitude;
+  if (!std::isfinite(magnitude)) {
+    // sum |x_i| leaves the double range (e.g. max and -max, whose sum is finite): scale it
+    // down, so the bound gamma * sum |x_i| stays finite where it is representable.
+    for (double& x : abs_terms) x = std::ldexp(x, -64);
+    magnitude = exact_sum(abs_terms);
+    bound = std::ldexp(gamma * magnitude, 64);
+  }
   if (p.store_roundoff > 0) bound += p.store_roundoff * (std::fabs(exact) + bound);
   *expected_text =
       shortest(exact) + " +- " + shortest(bound) + " (" + std::to_string(k) + " terms)";
