@@ -3,9 +3,9 @@
 
 #include <complex>
 #include <cstdlib>
-#include <string>
 #include <iostream>
 #include <random>
+#include <string>
 #include <type_traits>
 
 #include "cuda/cuda_backends.h"
@@ -27,8 +27,8 @@ bool sweep_in_race_mode() {
 
 TEST_P(CudaEmuSweep, AgreesWithTheReference) {
   for (bool det : {false, true}) {
-    auto b = make_cuda_emu_backend(
-        2, KernelOptions{.deterministic = det, .race = sweep_in_race_mode()});
+    auto b =
+        make_cuda_emu_backend(2, KernelOptions{.deterministic = det, .race = sweep_in_race_mode()});
     for (int size : {10, 40, 100}) {
       gen::SampleOptions opts;
       opts.seed = 1000 + static_cast<uint64_t>(GetParam()) * 10 + static_cast<uint64_t>(size);
