@@ -60,8 +60,8 @@ std::string Progress::text(int64_t done, int64_t failures, double elapsed_s) con
   } else {
     head = std::to_string(done) + " cases";
   }
-  if (budget_s_) {
-    const double left = std::max(0.0, *budget_s_ - (elapsed_s - budget_start_));
+  if (budget_s_ && budget_start_) {  // the case files before the sweep are not budgeted
+    const double left = std::max(0.0, *budget_s_ - (elapsed_s - *budget_start_));
     const std::string budget_eta = ", " + seconds(left) + " of " + seconds(*budget_s_) + " left";
     eta = total_ && !eta.empty() ? eta + budget_eta : budget_eta;
   }

@@ -43,7 +43,7 @@ class Progress {
   std::optional<double> budget_s_;
   double interval_s_;
   std::chrono::steady_clock::time_point start_;
-  double budget_start_ = 0;  // elapsed() when the budget started
+  std::optional<double> budget_start_;  // elapsed() when the budget started
   double last_draw_ = -1e9;
   bool drawn_ = false;  // a terminal line is on screen
 };
