@@ -84,8 +84,9 @@ class EmuExec {
       return Error{ErrorClass::kResourceExhausted,
                    "cuda-emu: out of memory allocating " + std::to_string(bytes) + " bytes"};
     }
-    if (race_) race_->on_alloc(p, rounded);
-    return Buffer(static_cast<uint8_t*>(p));
+    Buffer b(static_cast<uint8_t*>(p));
+    if (race_) GSCHECK_RETURN_IF_ERROR(race_->on_alloc(p, rounded));
+    return b;
   }
   Status to_device(void* d, const void* h, uint64_t n) {
     if (race_) race_->on_to_device(d, h, n);

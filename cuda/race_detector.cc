@@ -112,6 +112,7 @@ struct RaceDetector::State {
   std::map<uintptr_t, Alloc> allocs;                               // by base address
   uintptr_t lo = UINTPTR_MAX, hi = 0;                              // their bounding box
   uint64_t next_alloc = 0;
+  uint64_t allocated = 0;  // bytes allocated in this case
   std::vector<Region> regions;
   std::vector<Race> races;
   int64_t race_count = 0;
@@ -275,6 +276,7 @@ void RaceDetector::begin_case(const Case& c) {
   s.lo = UINTPTR_MAX;
   s.hi = 0;
   s.regions.clear();
+  s.allocated = 0;
   s.races.clear();
   s.race_count = 0;
   s.launches = 0;
@@ -298,8 +300,14 @@ Outcome RaceDetector::end_case(Outcome o) {
   return Error{ErrorClass::kInternal, msg};
 }
 
-void RaceDetector::on_alloc(const void* p, uint64_t bytes) {
+Status RaceDetector::on_alloc(const void* p, uint64_t bytes) {
   State& s = *s_;
+  s.allocated += bytes;
+  if (s.allocated > kMaxTrackedBytes)
+    return Error{ErrorClass::kResourceExhausted,
+                 "race mode tracks at most " + std::to_string(kMaxTrackedBytes >> 20) +
+                     " MiB of device memory per case; this case allocates " +
+                     std::to_string(s.allocated) + " bytes"};
   const auto base = reinterpret_cast<uintptr_t>(p);
   // A freed buffer's entry stays until a new allocation overlaps it.
   auto it = s.allocs.lower_bound(base);
@@ -311,6 +319,7 @@ void RaceDetector::on_alloc(const void* p, uint64_t bytes) {
   s.allocs[base] = Alloc{s.next_alloc++, bytes, {}};
   s.lo = std::min(s.lo, base);
   s.hi = std::max(s.hi, base + bytes);
+  return {};
 }
 
 namespace {

@@ -38,7 +38,10 @@ class RaceDetector {
   /// first race (kernel, tensor and element, both threads and their accesses) and the count.
   Outcome end_case(Outcome o);
 
-  void on_alloc(const void* p, uint64_t bytes);
+  /// kResourceExhausted when the case's allocations pass kMaxTrackedBytes (the shadow costs 24
+  /// bytes per byte): race mode is for small cases.
+  Status on_alloc(const void* p, uint64_t bytes);
+  static constexpr uint64_t kMaxTrackedBytes = uint64_t{64} << 20;
   void on_to_device(const void* d, const void* h, uint64_t n);
   void on_to_host(const void* h, const void* d, uint64_t n);
 

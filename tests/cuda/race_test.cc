@@ -110,6 +110,29 @@ TEST(RaceMode, InterleavingLosesUpdatesOfThePlantedAdd) {
       << got.error().message;
 }
 
+TEST(RaceMode, RefusesCasesTooLargeToShadow) {
+  if (!race_mode_available()) GTEST_SKIP() << "race mode unavailable (sanitizer build)";
+  auto race = make_cuda_emu_backend(1, {.race = true});
+  // 10M index rows and float32 updates, 80 MB: more device memory than race mode tracks
+  // (64 MiB), so a refusal (SKIPPED in a run), not a 2 GB shadow.
+  const nlohmann::json j = {
+      {"gscheck_case", 1},
+      {"name", "race/too_big"},
+      {"op", "scatter_nd"},
+      {"semantics", "tf-gpu"},
+      {"inputs",
+       {{"indices", {{"dtype", "int32"}, {"shape", {10000000, 1}}, {"fill", 0}}},
+        {"updates", {{"dtype", "float32"}, {"shape", {10000000}}, {"fill", 1}}},
+        {"shape", {{"dtype", "int32"}, {"shape", {1}}, {"data", {4}}}}}}};
+  auto f = case_file_from_json(j, int64_t{1} << 30);
+  ASSERT_TRUE(f.ok()) << f.error().message;
+  const Outcome got = race->run(f->c);
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.error().cls, ErrorClass::kResourceExhausted) << got.error().message;
+  EXPECT_NE(got.error().message.find("race mode tracks at most 64 MiB"), std::string::npos)
+      << got.error().message;
+}
+
 // The sweep of tf-gpu scatter cases: the planted build must report races (and only races) on
 // colliding add/update cases; the real kernels none at all.
 TEST(RaceMode, SweepOfScatterCases) {
