@@ -1,4 +1,5 @@
-// Vendor plugins: a shared library implementing include/gscheck/plugin.h, run in a forked worker.
+// Vendor plugins: a shared library implementing include/gscheck/plugin.h, run in gscheck-worker
+// processes (backends/plugin_worker.cc), never in gscheck's own process.
 #pragma once
 
 #include <memory>
@@ -8,18 +9,33 @@
 
 namespace gscheck {
 
+/// How plugin calls are isolated.
+enum class Isolation {
+  kWorker,  ///< persistent workers: the plugin is loaded and init()ed once per worker
+  kCall,    ///< as kWorker, but every call runs in a child forked from the worker (--isolate call)
+};
+
 /// How a plugin is run.
 struct PluginOptions {
-  /// Run each call in a forked child: a crash or hang fails that case only.
-  bool isolate = true;
-  /// A call running longer than this is killed and reported (isolated mode only).
-  double timeout_seconds = 30.0;
-  /// Largest output the plugin may allocate.
+  Isolation isolate = Isolation::kWorker;
+  /// Worker processes, so concurrent run() calls (--jobs).
+  int jobs = 1;
+  /// A call running longer is killed and fails (--timeout); 0: 10 s plus 1 s per 64 MiB of the
+  /// case's inputs and output.
+  double timeout_seconds = 0;
+  /// Loading the library, its entry point and init() must finish within this.
+  double load_timeout_seconds = 120;
+  /// The call's byte budget (--max-bytes): the output plus its string bytes. The worker's
+  /// address space is capped from it too.
   int64_t max_output_bytes = kDefaultMaxCaseBytes;
 };
 
-/// Load a plugin library (dlopen) and read its declared contract. Errors name the path and why:
-/// not loadable, no gscheck_plugin_v1 symbol, wrong ABI version, malformed contract.
+/// The number of cores: the default --jobs.
+int default_jobs();
+
+/// Start a worker that loads the plugin and reports its declared contract. Errors name the path
+/// and why: not loadable, no entry point, wrong ABI version, malformed contract, init() failed,
+/// crashed or hung while loading (with the worker's stderr tail).
 Expected<std::unique_ptr<Backend>> make_plugin_backend(const std::string& path,
                                                        const PluginOptions& options = {});
 

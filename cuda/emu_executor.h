@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <numeric>
+#include <string>
 #include <thread>
 #include <typeinfo>
 #include <vector>
@@ -72,7 +73,8 @@ class EmuExec {
                    std::shared_ptr<RaceDetector> race = nullptr)
       : pool_(std::make_shared<BlockPool>(threads)),
         max_blocks_(max_blocks ? max_blocks : static_cast<uint32_t>(8 * pool_->threads())),
-        race_(std::move(race)) {}
+        race_(std::move(race)),
+        scratch_(std::make_shared<Scratch>()) {}
 
   /// The race detector in race mode, else null.
   RaceDetector* race() const { return race_.get(); }
@@ -104,6 +106,24 @@ class EmuExec {
   }
   uint32_t max_blocks() const { return max_blocks_; }
   int threads() const { return pool_->threads(); }
+
+  /// A kept buffer of at least `bytes` for scratch slot `slot` (0..3), as DeviceExec::scratch.
+  Expected<uint8_t*> scratch(int slot, uint64_t bytes) {
+    Scratch& s = *scratch_;
+    if (slot < 0 || slot >= Scratch::kSlots) {
+      return Error{ErrorClass::kInternal, "scratch slot " + std::to_string(slot) + " out of range"};
+    }
+    // Race mode tracks allocations per case: a fresh buffer each time, so it is one of them.
+    if (race_ || s.bytes[slot] < bytes || !s.buf[slot].get()) {
+      s.buf[slot] = Buffer();
+      s.bytes[slot] = 0;
+      auto b = alloc(bytes);
+      if (!b.ok()) return b.error();
+      s.buf[slot] = std::move(*b);
+      s.bytes[slot] = bytes;
+    }
+    return s.buf[slot].get();
+  }
 
   /// Run k over a 1-D grid covering work_threads threads (capped at max_blocks blocks; the
   /// kernels are grid-stride loops).
@@ -142,9 +162,15 @@ class EmuExec {
   }
 
  private:
+  struct Scratch {
+    static constexpr int kSlots = 4;
+    Buffer buf[kSlots];
+    uint64_t bytes[kSlots] = {};
+  };
   std::shared_ptr<BlockPool> pool_;
   uint32_t max_blocks_;
   std::shared_ptr<RaceDetector> race_;
+  std::shared_ptr<Scratch> scratch_;  // shared by copies of this executor
 };
 
 }  // namespace gscheck::cuda

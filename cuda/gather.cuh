@@ -14,15 +14,16 @@ namespace gscheck::cuda {
 template <class Index, class Off>
 struct GatherIndexMap {
   const Index* d_indices;
-  Off n_idx;
-  Off outer;
+  DivBy<Off> n_idx;  // divisors set up once per launch (no per-row integer division)
+  DivBy<Off> outer;
   Off axis_dim;
   int64_t* d_bad;
 
   GSCHECK_HD_INLINE bool source(Off row, Off* src) const {
-    const Off bo = row / n_idx;
-    const Off i = row - bo * n_idx;
-    const Off pos = (bo / outer) * n_idx + i;
+    const Off n = n_idx.value();
+    const Off bo = n_idx.div(row);
+    const Off i = row - bo * n;
+    const Off pos = outer.div(bo) * n + i;
     const int64_t v = static_cast<int64_t>(d_indices[pos]);
     if (v < 0 || v >= static_cast<int64_t>(axis_dim)) {
       record_bad_position(d_bad, static_cast<int64_t>(pos));
@@ -50,7 +51,8 @@ Outcome run_gather(Exec& ex, const Case& c, const GatherPlan& p, const RunConfig
     return with_offset_type(counts, [&](auto off_tag) -> Status {
       using Off = decltype(off_tag);
       GatherIndexMap<Index, Off> map{reinterpret_cast<const Index*>(bufs->indices.get()),
-                                     static_cast<Off>(p.n_idx), static_cast<Off>(p.outer),
+                                     DivBy<Off>(static_cast<Off>(p.n_idx)),
+                                     DivBy<Off>(static_cast<Off>(p.outer)),
                                      static_cast<Off>(p.axis_dim), bufs->bad.ptr()};
       return launch_gather<Off>(ex, map, bufs->params.get(), bufs->out.data(), rows,
                                 static_cast<uint64_t>(p.inner), elem);

@@ -16,7 +16,7 @@ template <class Index, class Off>
 struct GatherNdIndexMap {
   const Index* d_indices;
   int depth;
-  Off rows_per_batch;
+  DivBy<Off> rows_per_batch;
   Off batch_stride;
   Off dims[kMaxDepth];
   Off strides[kMaxDepth];
@@ -24,7 +24,7 @@ struct GatherNdIndexMap {
 
   GSCHECK_HD_INLINE bool source(Off row, Off* src) const {
     const Index* ix = d_indices + static_cast<uint64_t>(row) * depth;
-    Off s = (row / rows_per_batch) * batch_stride;
+    Off s = rows_per_batch.div(row) * batch_stride;
     for (int k = 0; k < depth; ++k) {
       const int64_t v = static_cast<int64_t>(ix[k]);
       if (v < 0 || v >= static_cast<int64_t>(dims[k])) {
@@ -56,7 +56,7 @@ Outcome run_gather_nd(Exec& ex, const Case& c, const GatherNdPlan& p, const RunC
       GatherNdIndexMap<Index, Off> map{};
       map.d_indices = reinterpret_cast<const Index*>(bufs->indices.get());
       map.depth = p.depth;
-      map.rows_per_batch = static_cast<Off>(p.rows_per_batch);
+      map.rows_per_batch = DivBy<Off>(static_cast<Off>(p.rows_per_batch));
       map.batch_stride = static_cast<Off>(p.batch_stride);
       for (int k = 0; k < p.depth; ++k) {
         map.dims[k] = static_cast<Off>(p.dims[k]);

@@ -116,15 +116,18 @@ Status launch_gather(Exec& ex, const Map& map, const uint8_t* d_params, uint8_t*
   const RowMapping m = choose_row_mapping(slice_bytes);
   constexpr uint32_t kBlock = GatherPolicy::kBlockThreads;
   if (m.group != 0) {
-    GatherRowsKernel<Map, Off> k{map,         d_params, d_out, static_cast<Off>(rows),
-                                 slice_bytes, m.group};
+    const bool aligned16 = slice_bytes % 16 == 0 &&
+                           reinterpret_cast<uintptr_t>(d_params) % 16 == 0 &&
+                           reinterpret_cast<uintptr_t>(d_out) % 16 == 0;
+    GatherRowsKernel<Map, Off> k{map,         d_params, d_out,    static_cast<Off>(rows),
+                                 slice_bytes, m.group,  aligned16};
     return ex.launch(k, rows * m.group, kBlock);
   }
   const uint64_t total = rows * slice_elems;
   auto go = [&](auto e) -> Status {
     constexpr int E = decltype(e)::value;
     GatherElementsKernel<Map, Off, E> k{map, d_params, d_out, static_cast<Off>(total),
-                                        static_cast<Off>(slice_elems)};
+                                        DivBy<Off>(static_cast<Off>(slice_elems))};
     return ex.launch(k, total, kBlock);
   };
   switch (elem_bytes) {

@@ -9,6 +9,13 @@
 
 #include "core/dtype.h"  // host-side half conversions (plain C++)
 
+// An unroll hint for the device pass only (the host compiler would warn about it).
+#if defined(__CUDA_ARCH__)
+#define GSCHECK_UNROLL _Pragma("unroll")
+#else
+#define GSCHECK_UNROLL
+#endif
+
 #if defined(__CUDACC__)
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -55,6 +62,50 @@ GSCHECK_HD_INLINE To bit_cast(const From& f) {
   memcpy(&t, &f, sizeof(To));
   return t;
 }
+
+/// Division of 32-bit offsets by a divisor fixed at launch: the multiply-high method
+/// (Granlund-Montgomery), set up once on the host so kernels pay a multiply, an add and a shift
+/// per row instead of a ~20-instruction integer division. Exact for every n < 2^32 (the
+/// intermediate sum is 33 bits, computed in 64).
+struct FastDivU32 {
+  uint32_t d = 1;
+  uint32_t mul = 1;
+  uint32_t shift = 0;
+  FastDivU32() = default;
+  explicit FastDivU32(uint32_t divisor) : d(divisor ? divisor : 1) {
+    uint32_t l = 0;
+    while (l < 32 && (uint64_t{1} << l) < d) ++l;
+    shift = l;  // 2^l >= d
+    mul = static_cast<uint32_t>(((uint64_t{1} << 32) * ((uint64_t{1} << l) - d)) / d + 1);
+  }
+  GSCHECK_HD_INLINE uint32_t div(uint32_t n) const {
+#if defined(__CUDA_ARCH__)
+    const uint32_t hi = __umulhi(n, mul);
+#else
+    const uint32_t hi = static_cast<uint32_t>((static_cast<uint64_t>(n) * mul) >> 32);
+#endif
+    return static_cast<uint32_t>((static_cast<uint64_t>(hi) + n) >> shift);
+  }
+};
+
+/// Division by a launch-time constant for either offset type: FastDivU32 for 32-bit offsets,
+/// plain division for 64-bit ones (rare: tensors over 2^31 elements).
+template <class Off>
+struct DivBy {
+  Off d = 1;
+  DivBy() = default;
+  explicit DivBy(Off v) : d(v ? v : 1) {}
+  GSCHECK_HD_INLINE Off div(Off n) const { return n / d; }
+  GSCHECK_HD_INLINE Off value() const { return d; }
+};
+template <>
+struct DivBy<uint32_t> {
+  FastDivU32 f;
+  DivBy() = default;
+  explicit DivBy(uint32_t v) : f(v) {}
+  GSCHECK_HD_INLINE uint32_t div(uint32_t n) const { return f.div(n); }
+  GSCHECK_HD_INLINE uint32_t value() const { return f.d; }
+};
 
 GSCHECK_HD_INLINE float to_f32(half_t h) {
 #if defined(__CUDA_ARCH__)
@@ -174,6 +225,7 @@ inline void host_atomic_update(T* addr, F f) {
   U old = __atomic_load_n(p, __ATOMIC_RELAXED);
   for (;;) {
     const U next = bit_cast<U>(f(bit_cast<T>(old)));
+    if (next == old) return;  // unchanged: nothing to write (as the device loop)
     if (__atomic_compare_exchange_n(p, &old, next, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
       return;
     }
@@ -182,32 +234,49 @@ inline void host_atomic_update(T* addr, F f) {
 #endif
 
 #if defined(__CUDA_ARCH__)
-/// Device CAS loop for element types without a native read-modify-write (4 or 8 bytes, or 2
-/// bytes with the 16-bit atomicCAS of sm_70+).
+/// Device CAS loop: *addr = f(*addr). Exits without a write as soon as f leaves the value
+/// unchanged (min/max updates that do not improve, the common case once a destination has
+/// settled). 2-byte elements are one 32-bit CAS on the aligned word holding them (no nested
+/// 16-bit CAS), the neighbour half preserved.
 template <class T, class F>
 __device__ __forceinline__ void device_atomic_update(T* addr, F f) {
   if constexpr (sizeof(T) == 2) {
-    unsigned short* p = reinterpret_cast<unsigned short*>(addr);
-    unsigned short old = *p, assumed;
-    do {
-      assumed = old;
-      old = atomicCAS(p, assumed, bit_cast<unsigned short>(f(bit_cast<T>(assumed))));
-    } while (old != assumed);
+    // Step back from addr itself (not through an integer) so the compiler keeps the global
+    // address space: ATOMG, not a generic ATOM.
+    const unsigned int low = static_cast<unsigned int>(reinterpret_cast<uintptr_t>(addr) & 2u);
+    unsigned int* p = reinterpret_cast<unsigned int*>(reinterpret_cast<char*>(addr) - low);
+    const unsigned int sh = low ? 16u : 0u;
+    unsigned int old = *reinterpret_cast<volatile unsigned int*>(p);
+    for (;;) {
+      const T cur = bit_cast<T>(static_cast<unsigned short>(old >> sh));
+      const unsigned short next = bit_cast<unsigned short>(f(cur));
+      if (next == static_cast<unsigned short>(old >> sh)) return;
+      const unsigned int want = (old & ~(0xFFFFu << sh)) | (static_cast<unsigned int>(next) << sh);
+      const unsigned int seen = atomicCAS(p, old, want);
+      if (seen == old) return;
+      old = seen;
+    }
   } else if constexpr (sizeof(T) == 4) {
     unsigned int* p = reinterpret_cast<unsigned int*>(addr);
-    unsigned int old = *p, assumed;
-    do {
-      assumed = old;
-      old = atomicCAS(p, assumed, bit_cast<unsigned int>(f(bit_cast<T>(assumed))));
-    } while (old != assumed);
+    unsigned int old = *reinterpret_cast<volatile unsigned int*>(p);
+    for (;;) {
+      const unsigned int next = bit_cast<unsigned int>(f(bit_cast<T>(old)));
+      if (next == old) return;
+      const unsigned int seen = atomicCAS(p, old, next);
+      if (seen == old) return;
+      old = seen;
+    }
   } else {
     static_assert(sizeof(T) == 8);
     unsigned long long* p = reinterpret_cast<unsigned long long*>(addr);
-    unsigned long long old = *p, assumed;
-    do {
-      assumed = old;
-      old = atomicCAS(p, assumed, bit_cast<unsigned long long>(f(bit_cast<T>(assumed))));
-    } while (old != assumed);
+    unsigned long long old = *reinterpret_cast<volatile unsigned long long*>(p);
+    for (;;) {
+      const unsigned long long next = bit_cast<unsigned long long>(f(bit_cast<T>(old)));
+      if (next == old) return;
+      const unsigned long long seen = atomicCAS(p, old, next);
+      if (seen == old) return;
+      old = seen;
+    }
   }
 }
 #endif
@@ -224,9 +293,14 @@ GSCHECK_HD_INLINE void atomic_add(T* addr, T v) {
   } else if constexpr (std::is_same_v<T, int64_t>) {
     atomicAdd(reinterpret_cast<unsigned long long*>(addr), static_cast<unsigned long long>(v));
   } else if constexpr (std::is_same_v<T, half_t>) {
-    atomicAdd(reinterpret_cast<__half*>(addr), __ushort_as_half(v.bits));
+    // A reduction (no return value): red.global.add.noftz.f16, native since sm_70.
+    asm volatile("red.global.add.noftz.f16 [%0], %1;" ::"l"(addr), "h"(v.bits) : "memory");
   } else if constexpr (std::is_same_v<T, bf16_t>) {
+#if __CUDA_ARCH__ >= 900
+    asm volatile("red.global.add.noftz.bf16 [%0], %1;" ::"l"(addr), "h"(v.bits) : "memory");
+#else
     atomicAdd(reinterpret_cast<__nv_bfloat16*>(addr), __ushort_as_bfloat16(v.bits));
+#endif
   } else if constexpr (std::is_same_v<T, complex64_t>) {
 #if __CUDA_ARCH__ >= 900
     atomicAdd(reinterpret_cast<float2*>(addr), make_float2(v.re, v.im));
@@ -272,12 +346,19 @@ template <class T>
 GSCHECK_HD_INLINE void atomic_add2(T* addr, T v0, T v1) {
   static_assert(std::is_same_v<T, half_t> || std::is_same_v<T, bf16_t>);
 #if defined(__CUDA_ARCH__)
+  // Global reductions through inline PTX: atomicAdd(__half2*) compiles to a generic ATOM with
+  // a shared-memory branch; red.global gives REDG.
+  const unsigned int packed =
+      static_cast<unsigned int>(v0.bits) | (static_cast<unsigned int>(v1.bits) << 16);
   if constexpr (std::is_same_v<T, half_t>) {
-    atomicAdd(reinterpret_cast<__half2*>(addr),
-              __halves2half2(__ushort_as_half(v0.bits), __ushort_as_half(v1.bits)));
+    asm volatile("red.global.add.noftz.f16x2 [%0], %1;" ::"l"(addr), "r"(packed) : "memory");
   } else {
+#if __CUDA_ARCH__ >= 900
+    asm volatile("red.global.add.noftz.bf16x2 [%0], %1;" ::"l"(addr), "r"(packed) : "memory");
+#else
     atomicAdd(reinterpret_cast<__nv_bfloat162*>(addr),
               __halves2bfloat162(__ushort_as_bfloat16(v0.bits), __ushort_as_bfloat16(v1.bits)));
+#endif
   }
 #else
   struct Pair {
@@ -289,9 +370,25 @@ GSCHECK_HD_INLINE void atomic_add2(T* addr, T v0, T v1) {
 #endif
 }
 
+/// addr[0..N) += v[0..N) for float32, N = 2 or 4 (addr 8/16-byte aligned): one vector reduction
+/// on sm_90 (atomicAdd(float2*/float4*) -> RED.F32x2/x4), N scalar adds elsewhere and on the host.
+template <int N>
+GSCHECK_HD_INLINE void atomic_add_f32v(float* addr, const float* v) {
+  static_assert(N == 2 || N == 4);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (N == 4) {
+    atomicAdd(reinterpret_cast<float4*>(addr), make_float4(v[0], v[1], v[2], v[3]));
+  } else {
+    atomicAdd(reinterpret_cast<float2*>(addr), make_float2(v[0], v[1]));
+  }
+#else
+  for (int k = 0; k < N; ++k) atomic_add(addr + k, v[k]);
+#endif
+}
+
 /// *addr = min(*addr, v) / max. Device: native atomicMin/Max for int32 and int64; float, double,
-/// half and bfloat16 have no native min/max atomic on sm_90, so they are CAS loops (16-bit CAS for
-/// the half types).
+/// half and bfloat16 have no native min/max atomic on sm_90, so they are CAS loops that exit as
+/// soon as the value would not change (one 32-bit CAS on the enclosing word for the half types).
 template <class T>
 GSCHECK_HD_INLINE void atomic_min(T* addr, T v) {
 #if defined(__CUDA_ARCH__)

@@ -50,7 +50,8 @@ constexpr bool scatter_kind_valid(ScatterKind k) {
 }
 
 /// Destination slice of every index row: d_dest[r] = slice number in the output, or `invalid`
-/// (bad row: recorded, skipped). d_rows[r] = r (the values for the sorted path).
+/// (bad row: recorded, skipped). d_rows[r] = r (the values for the sorted path; null on the
+/// atomic path, which needs no row numbers).
 template <class Index, class Off>
 struct ScatterDestKernel {
   const Index* d_indices;
@@ -76,7 +77,7 @@ struct ScatterDestKernel {
       }
       if (!ok) record_bad_position(d_bad, static_cast<int64_t>(r));
       d_dest[r] = ok ? s : invalid;
-      d_rows[r] = r;
+      if (d_rows != nullptr) d_rows[r] = r;
     }
   }
 };
@@ -152,33 +153,155 @@ struct ScatterAtomicKernel {
   }
 };
 
-/// Packed path for half/bfloat16 add and sub: one half2/bfloat162 atomic per pair of elements.
-/// Precondition: slice even and both buffers 4-byte aligned, so pairs never straddle rows.
-template <class T, class Off>
-struct ScatterPackedAddKernel {
+template <class T>
+GSCHECK_HD_INLINE bool elem_is_nan(T x) {
+  if constexpr (std::is_same_v<T, half_t> || std::is_same_v<T, bf16_t>) {
+    const float f = to_f32(x);
+    return f != f;
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return x != x;
+  } else {
+    return false;
+  }
+}
+
+/// x[0..V) = src[0..V) in one V*sizeof(T)-byte load on the device (src aligned to it).
+template <class T, int V>
+GSCHECK_HD_INLINE void load_units(T* x, const T* src) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (V > 1 && (V * sizeof(T) == 4 || V * sizeof(T) == 8 || V * sizeof(T) == 16)) {
+    using W = typename VecUnit<V * sizeof(T)>::type;
+    const W w = __ldg(reinterpret_cast<const W*>(src));
+    memcpy(x, &w, sizeof(W));
+    return;
+  }
+#endif
+  memcpy(x, src, V * sizeof(T));
+}
+
+/// Two updates of one element folded into one, for add/sub (a sum) and min/max. An update of
+/// NaN never changes the destination (TensorFlow keeps the current value), so a NaN on the left
+/// is replaced by the right one rather than absorbing it.
+template <class T>
+GSCHECK_HD_INLINE T fold_updates(ScatterKind kind, T a, T b) {
+  if constexpr (scatter_kind_valid<T>(ScatterKind::kMin)) {
+    if (kind == ScatterKind::kMin) return (elem_is_nan(a) || elem_less(b, a)) ? b : a;
+    if (kind == ScatterKind::kMax) return (elem_is_nan(a) || elem_less(a, b)) ? b : a;
+  }
+  return elem_add(a, b);
+}
+
+#if defined(__CUDA_ARCH__)
+/// __shfl_sync for the element types of the reduce kernel (2, 4 or 8 bytes).
+template <class T>
+__device__ __forceinline__ T shfl_elem(unsigned mask, T v, int src) {
+  if constexpr (sizeof(T) <= 4) {
+    using U = typename UIntOf<sizeof(T)>::type;
+    const unsigned int w = bit_cast<U>(v);
+    return bit_cast<T>(static_cast<U>(__shfl_sync(mask, w, src)));
+  } else {
+    static_assert(sizeof(T) == 8);
+    return bit_cast<T>(__shfl_sync(mask, bit_cast<unsigned long long>(v), src));
+  }
+}
+#endif
+
+/// Atomic path for add, sub, min and max: one thread per unit of V adjacent elements of a row
+/// (V = 4 or 2: float32 vector reductions, 2: packed half2/bfloat162, else 1). Two ways fewer
+/// atomics reach a destination that many rows share (a hot key):
+///  - a thread carries its last unit while the next one has the same destination, and issues
+///    one atomic when the destination changes (grid-stride steps are a multiple of 32 units, so
+///    a thread stays on one column of a row that every index hits);
+///  - at the end, lanes of a warp holding the same destination fold their units together
+///    (__match_any_sync, then pointer jumping over the lanes of each group) and only the lowest
+///    lane of each group issues the atomic. The emulator has no warps: each thread flushes its
+///    own unit, the scalar fallback.
+/// Sums are then associated differently from element order: tf-gpu's atomics promise no order.
+template <class T, class Off, int V>
+struct ScatterReduceKernel {
   const Off* d_dest;
   const T* d_updates;
   T* d_out;
-  Off pairs;  ///< rows * slice / 2
+  Off units;               ///< rows * slice / V
+  DivBy<Off> slice_units;  ///< slice / V
   Off slice;
   Off invalid;
-  bool negate;
+  ScatterKind kind;  ///< kAdd, kSub, kMin or kMax
+
+  GSCHECK_HD_INLINE void flush(Off at, const T* acc) const {
+    T* o = d_out + static_cast<uint64_t>(at);
+    if (kind == ScatterKind::kMin || kind == ScatterKind::kMax) {
+      if constexpr (scatter_kind_valid<T>(ScatterKind::kMin)) {
+        GSCHECK_UNROLL
+        for (int k = 0; k < V; ++k) {
+          if (kind == ScatterKind::kMin) {
+            atomic_min(o + k, acc[k]);
+          } else {
+            atomic_max(o + k, acc[k]);
+          }
+        }
+      }
+      return;
+    }
+    if constexpr (V > 1 && std::is_same_v<T, float>) {
+      atomic_add_f32v<V>(o, acc);
+    } else if constexpr (V == 2 && (std::is_same_v<T, half_t> || std::is_same_v<T, bf16_t>)) {
+      atomic_add2(o, acc[0], acc[1]);
+    } else {
+      GSCHECK_UNROLL
+      for (int k = 0; k < V; ++k) atomic_add(o + k, acc[k]);
+    }
+  }
 
   GSCHECK_HD void operator()(const ThreadIndex& t) const {
+    constexpr Off kNone = ~Off{0};
     const Off stride = static_cast<Off>(t.total());
-    for (Off p = static_cast<Off>(t.global()); p < pairs; p += stride) {
-      const Off e = 2 * p;
-      const Off r = e / slice;
+    const Off su = slice_units.value();
+    const bool negate = kind == ScatterKind::kSub;
+    const ScatterKind fold = negate ? ScatterKind::kAdd : kind;
+    Off pending = kNone;
+    T acc[V] = {};
+    for (Off u = static_cast<Off>(t.global()); u < units; u += stride) {
+      const Off r = slice_units.div(u);
       const Off dest = d_dest[r];
       if (dest == invalid) continue;
-      T u0 = d_updates[e];
-      T u1 = d_updates[e + 1];
+      const Off at = dest * slice + (u - r * su) * static_cast<Off>(V);
+      T x[V];
+      load_units<T, V>(x, d_updates + static_cast<uint64_t>(u) * V);
       if (negate) {
-        u0 = elem_neg(u0);
-        u1 = elem_neg(u1);
+        GSCHECK_UNROLL
+        for (int k = 0; k < V; ++k) x[k] = elem_neg(x[k]);
       }
-      atomic_add2(d_out + static_cast<uint64_t>(dest) * slice + (e - r * slice), u0, u1);
+      if (at == pending) {
+        GSCHECK_UNROLL
+        for (int k = 0; k < V; ++k) acc[k] = fold_updates(fold, acc[k], x[k]);
+      } else {
+        if (pending != kNone) flush(pending, acc);
+        pending = at;
+        GSCHECK_UNROLL
+        for (int k = 0; k < V; ++k) acc[k] = x[k];
+      }
     }
+#if defined(__CUDA_ARCH__)
+    const unsigned mask = __activemask();
+    const int lane = static_cast<int>(threadIdx.x & 31u);
+    const unsigned peers = __match_any_sync(mask, pending);
+    const unsigned later = peers & ~((2u << lane) - 1u);  // peers above this lane
+    int next = later ? __ffs(later) - 1 : -1;
+    // Pointer jumping: after round i, acc folds this lane's unit and the next 2^(i+1)-1 peers'.
+    while (__any_sync(mask, next >= 0)) {
+      const int from = next >= 0 ? next : lane;
+      GSCHECK_UNROLL
+      for (int k = 0; k < V; ++k) {
+        const T other = shfl_elem(mask, acc[k], from);
+        if (next >= 0) acc[k] = fold_updates(fold, acc[k], other);
+      }
+      const int next2 = __shfl_sync(mask, next, from);
+      if (next >= 0) next = next2;
+    }
+    if ((peers & ((1u << lane) - 1u)) != 0) return;  // not the lowest lane of its group
+#endif
+    if (pending != kNone) flush(pending, acc);
   }
 };
 
@@ -235,10 +358,36 @@ inline int key_bits(uint64_t v) {
   return b;
 }
 
+/// Vector width of the reduce kernel for T: 4 or 2 float32 (vector reductions), 2 half types
+/// (packed), 1 otherwise; 0 when the reduce kernel does not take T (complex128, bool).
+template <class T>
+constexpr int reduce_max_width() {
+  if constexpr (std::is_same_v<T, float>) return 4;
+  if constexpr (std::is_same_v<T, half_t> || std::is_same_v<T, bf16_t>) return 2;
+  if constexpr (std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t> ||
+                std::is_same_v<T, double> || std::is_same_v<T, complex64_t>)
+    return 1;
+  return 0;
+}
+
+template <class T, class Off, int V, class Exec>
+Status launch_reduce(Exec& ex, ScatterKind kind, const Off* d_dest, const T* d_updates, T* d_out,
+                     uint64_t total, Off slice, Off invalid) {
+  ScatterReduceKernel<T, Off, V> k{d_dest,
+                                   d_updates,
+                                   d_out,
+                                   static_cast<Off>(total / V),
+                                   DivBy<Off>(static_cast<Off>(slice / V)),
+                                   slice,
+                                   invalid,
+                                   kind};
+  return ex.launch(k, total / V, ScatterPolicy::kBlockThreads);
+}
+
 template <class T, class Off, class Exec>
 Status apply_scatter_rows(Exec& ex, const ScatterPlan& p, ScatterKind kind, bool sorted,
-                          const uint8_t* d_updates_bytes, uint8_t* d_out_bytes,
-                          typename Exec::Buffer& dest, typename Exec::Buffer& rows_buf) {
+                          const uint8_t* d_updates_bytes, uint8_t* d_out_bytes, const Off* d_dest,
+                          const Off* d_rows) {
   constexpr uint32_t kBlock = ScatterPolicy::kBlockThreads;
   const auto* d_updates = reinterpret_cast<const T*>(d_updates_bytes);
   T* d_out = reinterpret_cast<T*>(d_out_bytes);
@@ -249,40 +398,41 @@ Status apply_scatter_rows(Exec& ex, const ScatterPlan& p, ScatterKind kind, bool
   // A racing 16-byte store could tear between two updates, so complex128 update always sorts.
   if (kind == ScatterKind::kUpdate && sizeof(T) > 8) sorted = true;
   if (!sorted) {
-    constexpr bool kHalf = std::is_same_v<T, half_t> || std::is_same_v<T, bf16_t>;
-    if constexpr (kHalf) {
-      if ((kind == ScatterKind::kAdd || kind == ScatterKind::kSub) && p.slice % 2 == 0 &&
-          reinterpret_cast<uintptr_t>(d_out) % 4 == 0 &&
-          reinterpret_cast<uintptr_t>(d_updates) % 4 == 0) {
-        ScatterPackedAddKernel<T, Off> k{reinterpret_cast<const Off*>(dest.get()),
-                                         d_updates,
-                                         d_out,
-                                         static_cast<Off>(total / 2),
-                                         slice,
-                                         invalid,
-                                         kind == ScatterKind::kSub};
-        return ex.launch(k, total / 2, kBlock);
+    constexpr int kMaxV = reduce_max_width<T>();
+    if constexpr (kMaxV > 0) {
+      if (kind != ScatterKind::kUpdate) {
+        const auto aligned = [&](uint64_t bytes) {
+          return reinterpret_cast<uintptr_t>(d_out) % bytes == 0 &&
+                 reinterpret_cast<uintptr_t>(d_updates) % bytes == 0;
+        };
+        const bool vector_ok = kind == ScatterKind::kAdd || kind == ScatterKind::kSub;
+        if constexpr (kMaxV >= 4) {
+          if (vector_ok && p.slice % 4 == 0 && aligned(4 * sizeof(T)))
+            return launch_reduce<T, Off, 4>(ex, kind, d_dest, d_updates, d_out, total, slice,
+                                            invalid);
+        }
+        if constexpr (kMaxV >= 2) {
+          if (vector_ok && p.slice % 2 == 0 && aligned(2 * sizeof(T)))
+            return launch_reduce<T, Off, 2>(ex, kind, d_dest, d_updates, d_out, total, slice,
+                                            invalid);
+        }
+        return launch_reduce<T, Off, 1>(ex, kind, d_dest, d_updates, d_out, total, slice, invalid);
       }
     }
-    ScatterAtomicKernel<T, Off> k{reinterpret_cast<const Off*>(dest.get()),
-                                  d_updates,
-                                  d_out,
-                                  static_cast<Off>(total),
-                                  slice,
-                                  invalid,
-                                  kind};
+    ScatterAtomicKernel<T, Off> k{d_dest, d_updates, d_out, static_cast<Off>(total),
+                                  slice,  invalid,   kind};
     return ex.launch(k, total, kBlock);
   }
-  auto sorted_dest = ex.alloc(p.rows * sizeof(Off));
+  // Sorted path: scratch kept by the executor (no allocation per call once warm).
+  auto sorted_dest = ex.scratch(1, p.rows * sizeof(Off));
   if (!sorted_dest.ok()) return sorted_dest.error();
-  auto sorted_rows = ex.alloc(p.rows * sizeof(Off));
+  auto sorted_rows = ex.scratch(2, p.rows * sizeof(Off));
   if (!sorted_rows.ok()) return sorted_rows.error();
-  GSCHECK_RETURN_IF_ERROR(ex.sort_pairs(
-      reinterpret_cast<const Off*>(dest.get()), reinterpret_cast<Off*>(sorted_dest->get()),
-      reinterpret_cast<const Off*>(rows_buf.get()), reinterpret_cast<Off*>(sorted_rows->get()),
-      p.rows, key_bits(static_cast<uint64_t>(invalid))));
-  ScatterSortedKernel<T, Off> k{reinterpret_cast<const Off*>(sorted_dest->get()),
-                                reinterpret_cast<const Off*>(sorted_rows->get()),
+  GSCHECK_RETURN_IF_ERROR(ex.sort_pairs(d_dest, reinterpret_cast<Off*>(*sorted_dest), d_rows,
+                                        reinterpret_cast<Off*>(*sorted_rows), p.rows,
+                                        key_bits(static_cast<uint64_t>(invalid))));
+  ScatterSortedKernel<T, Off> k{reinterpret_cast<const Off*>(*sorted_dest),
+                                reinterpret_cast<const Off*>(*sorted_rows),
                                 d_updates,
                                 d_out,
                                 rows,
@@ -290,6 +440,26 @@ Status apply_scatter_rows(Exec& ex, const ScatterPlan& p, ScatterKind kind, bool
                                 invalid,
                                 kind};
   return ex.launch(k, total, kBlock);
+}
+
+/// The destination kernel of one scatter: d_dest[r] for every index row (and d_rows[r] = r
+/// when d_rows is set, for the sorted path).
+template <class Index, class Off, class Exec>
+Status launch_scatter_dest(Exec& ex, const ScatterPlan& p, const Index* d_indices, Off* d_dest,
+                           Off* d_rows, int64_t* d_bad) {
+  ScatterDestKernel<Index, Off> dk{};
+  dk.d_indices = d_indices;
+  dk.depth = p.depth;
+  for (int k = 0; k < p.depth; ++k) {
+    dk.dims[k] = static_cast<Off>(p.dims[k]);
+    dk.strides[k] = static_cast<Off>(p.strides[k]);
+  }
+  dk.rows = static_cast<Off>(p.rows);
+  dk.invalid = static_cast<Off>(p.out_elements / p.slice);
+  dk.d_dest = d_dest;
+  dk.d_rows = d_rows;
+  dk.d_bad = d_bad;
+  return ex.launch(dk, static_cast<uint64_t>(p.rows), ScatterPolicy::kBlockThreads);
 }
 
 template <class Exec>
@@ -318,24 +488,14 @@ Outcome run_scatter_nd(Exec& ex, const Case& c, const ScatterPlan& p, const RunC
     using Index = decltype(index_tag);
     return with_offset_type(counts, [&](auto off_tag) -> Status {
       using Off = decltype(off_tag);
-      auto dest = ex.alloc(p.rows * sizeof(Off));
+      // A racing 16-byte store could tear, so complex128 update always takes the sorted path.
+      const bool sorted = cfg.sorted_scatter || (kind == ScatterKind::kUpdate && elem > 8);
+      auto dest = ex.scratch(0, p.rows * sizeof(Off) * (sorted ? 2 : 1));
       if (!dest.ok()) return dest.error();
-      auto rows_buf = ex.alloc(p.rows * sizeof(Off));
-      if (!rows_buf.ok()) return rows_buf.error();
-      ScatterDestKernel<Index, Off> dk{};
-      dk.d_indices = reinterpret_cast<const Index*>(d_indices->get());
-      dk.depth = p.depth;
-      for (int k = 0; k < p.depth; ++k) {
-        dk.dims[k] = static_cast<Off>(p.dims[k]);
-        dk.strides[k] = static_cast<Off>(p.strides[k]);
-      }
-      dk.rows = static_cast<Off>(p.rows);
-      dk.invalid = static_cast<Off>(p.out_elements / p.slice);
-      dk.d_dest = reinterpret_cast<Off*>(dest->get());
-      dk.d_rows = reinterpret_cast<Off*>(rows_buf->get());
-      dk.d_bad = bad->ptr();
-      GSCHECK_RETURN_IF_ERROR(
-          ex.launch(dk, static_cast<uint64_t>(p.rows), ScatterPolicy::kBlockThreads));
+      Off* d_dest = reinterpret_cast<Off*>(*dest);
+      Off* d_rows = sorted ? d_dest + p.rows : nullptr;  // the atomic path writes no row numbers
+      GSCHECK_RETURN_IF_ERROR((launch_scatter_dest<Index, Off>(
+          ex, p, reinterpret_cast<const Index*>(d_indices->get()), d_dest, d_rows, bad->ptr())));
       return visit_dtype(dt, [&](auto tag) -> Status {
         using T = typename StorageOf<typename decltype(tag)::type>::type;
         if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, int32_t> ||
@@ -348,8 +508,8 @@ Outcome run_scatter_nd(Exec& ex, const Case& c, const ScatterPlan& p, const RunC
                 ErrorClass::kUnsupported,
                 std::string(op_name(c.op)) + " has no kernel for " + std::string(dtype_name(dt))};
           }
-          return apply_scatter_rows<T, Off>(ex, p, kind, cfg.sorted_scatter, d_updates->get(),
-                                            g->data(), *dest, *rows_buf);
+          return apply_scatter_rows<T, Off>(ex, p, kind, sorted, d_updates->get(), g->data(),
+                                            d_dest, d_rows);
         } else {
           return Error{ErrorClass::kUnimplemented,
                        "cuda scatter kernels do not take " + std::string(dtype_name(dt))};

@@ -103,7 +103,7 @@ inline constexpr int kChunkBytes = 16;
 template <int W>
 GSCHECK_HD_INLINE void copy_chunk(uint8_t* dst, const uint8_t* src) {
 #if defined(__CUDA_ARCH__)
-#pragma unroll
+  GSCHECK_UNROLL
   for (int k = 0; k < kChunkBytes; k += W) load_store_unit<W>(dst + k, src + k);
 #else
   memcpy(dst, src, kChunkBytes);  // the same bytes as the W-unit loop, in one host move
@@ -160,9 +160,35 @@ GSCHECK_HD_INLINE void zero_slice(uint8_t* dst, uint64_t n, uint32_t lane, uint3
   for (uint64_t i = tail + lane; i < n; i += group) dst[i] = 0;
 }
 
+/// A read-only 16-byte load: the non-coherent path (LDG.E.128.CONSTANT) on the device.
+GSCHECK_HD_INLINE VecUnit<16>::type load16(const uint8_t* src) {
+#if defined(__CUDA_ARCH__)
+  return __ldg(reinterpret_cast<const uint4*>(src));
+#else
+  VecUnit<16>::type v;
+  memcpy(&v, src, 16);
+  return v;
+#endif
+}
+GSCHECK_HD_INLINE void store16(uint8_t* dst, const VecUnit<16>::type& v) {
+#if defined(__CUDA_ARCH__)
+  *reinterpret_cast<uint4*>(dst) = v;
+#else
+  memcpy(dst, &v, 16);
+#endif
+}
+
+/// Rows a lane moves at once when a row is at most one 16-byte unit per lane: four independent
+/// index loads, then four 16-byte loads in flight, then four stores.
+inline constexpr int kRowsInFlight = 4;
+/// 16-byte units a lane keeps in flight within one long row (a row of more units than lanes).
+inline constexpr int kUnitsInFlight = 4;
+
 /// Gather, one output row per group of lanes: group in 2..32 (sub-warp or warp) or block_dim
 /// (block per row). Map::source(row, &src_row) gives the source row or false (out of range:
-/// the row is zeroed). Off is uint32_t or uint64_t.
+/// the row is zeroed). Off is uint32_t or uint64_t. aligned16: both bases 16-byte aligned and
+/// slice_bytes a multiple of 16 (checked on the host), so every row is whole 16-byte units and
+/// takes the fast path; otherwise each row picks the widest unit its addresses allow.
 template <class Map, class Off>
 struct GatherRowsKernel {
   Map map;
@@ -171,11 +197,22 @@ struct GatherRowsKernel {
   Off rows;
   uint64_t slice_bytes;
   uint32_t group;
+  bool aligned16;
 
   GSCHECK_HD void operator()(const ThreadIndex& t) const {
     const uint32_t lane = t.thread % group;  // group divides block_dim
     const Off stride = static_cast<Off>(t.total() / group);
-    for (Off row = static_cast<Off>(t.global() / group); row < rows; row += stride) {
+    const Off first = static_cast<Off>(t.global() / group);
+    if (aligned16) {
+      const uint64_t units = slice_bytes / 16;
+      if (units <= group) {
+        short_rows(first, stride, lane);
+      } else {
+        long_rows(first, stride, lane, units);
+      }
+      return;
+    }
+    for (Off row = first; row < rows; row += stride) {
       uint8_t* dst = d_out + static_cast<uint64_t>(row) * slice_bytes;
       Off src = 0;
       if (map.source(row, &src)) {
@@ -186,29 +223,103 @@ struct GatherRowsKernel {
       }
     }
   }
+
+  // Rows of at most `group` units: lane < units moves unit `lane` of kRowsInFlight rows per step.
+  GSCHECK_HD_INLINE void short_rows(Off first, Off stride, uint32_t lane) const {
+    using V = VecUnit<16>::type;
+    const bool active = lane < slice_bytes / 16;
+    const uint64_t lane_off = static_cast<uint64_t>(lane) * 16;
+    for (Off row = first; row < rows; row += kRowsInFlight * stride) {
+      Off src[kRowsInFlight];
+      bool ok[kRowsInFlight];
+      GSCHECK_UNROLL
+      for (int k = 0; k < kRowsInFlight; ++k) {
+        const Off r = row + static_cast<Off>(k) * stride;
+        ok[k] = r < rows && r >= row && map.source(r, &src[k]);  // r >= row: no wrap-around
+      }
+      if (!active) continue;
+      V v[kRowsInFlight];
+      GSCHECK_UNROLL
+      for (int k = 0; k < kRowsInFlight; ++k) {
+        v[k] =
+            ok[k] ? load16(d_params + static_cast<uint64_t>(src[k]) * slice_bytes + lane_off) : V{};
+      }
+      GSCHECK_UNROLL
+      for (int k = 0; k < kRowsInFlight; ++k) {
+        const Off r = row + static_cast<Off>(k) * stride;
+        if (r < rows && r >= row)
+          store16(d_out + static_cast<uint64_t>(r) * slice_bytes + lane_off, v[k]);
+      }
+    }
+  }
+
+  // Rows of more units than lanes: kUnitsInFlight independent loads per lane, and the next
+  // row's index fetched before this row's copy so its latency overlaps the copy.
+  GSCHECK_HD_INLINE void long_rows(Off first, Off stride, uint32_t lane, uint64_t units) const {
+    using V = VecUnit<16>::type;
+    if (first >= rows) return;
+    Off next_src = 0;
+    bool next_ok = map.source(first, &next_src);
+    for (Off row = first; row < rows; row += stride) {
+      const Off src_row = next_src;
+      const bool ok = next_ok;
+      const Off nrow = row + stride;
+      if (nrow < rows && nrow > row) next_ok = map.source(nrow, &next_src);
+      uint8_t* dst = d_out + static_cast<uint64_t>(row) * slice_bytes;
+      const uint8_t* src = d_params + static_cast<uint64_t>(src_row) * slice_bytes;
+      uint64_t u = lane;
+      const uint64_t g = group;
+      for (; u + (kUnitsInFlight - 1) * g < units; u += kUnitsInFlight * g) {
+        V v[kUnitsInFlight];
+        GSCHECK_UNROLL
+        for (int k = 0; k < kUnitsInFlight; ++k) v[k] = ok ? load16(src + (u + k * g) * 16) : V{};
+        GSCHECK_UNROLL
+        for (int k = 0; k < kUnitsInFlight; ++k) store16(dst + (u + k * g) * 16, v[k]);
+      }
+      for (; u < units; u += g) store16(dst + u * 16, ok ? load16(src + u * 16) : V{});
+    }
+  }
 };
 
-/// Gather, one thread per output element of E bytes (slices under 16 B). Base pointers are
-/// aligned to E (tensor buffers are).
+/// Gather, one thread per output element of E bytes (slices under 16 B), kRowsInFlight elements
+/// per step so several index and element loads are in flight. Base pointers are aligned to E.
 template <class Map, class Off, int E>
 struct GatherElementsKernel {
   Map map;
   const uint8_t* d_params;
   uint8_t* d_out;
-  Off total;  ///< output elements
-  Off slice;  ///< elements per row
+  Off total;         ///< output elements
+  DivBy<Off> slice;  ///< elements per row
 
   GSCHECK_HD void operator()(const ThreadIndex& t) const {
+    using V = typename VecUnit<E>::type;
     const Off stride = static_cast<Off>(t.total());
-    for (Off e = static_cast<Off>(t.global()); e < total; e += stride) {
-      const Off row = e / slice;
-      const Off j = e - row * slice;
-      Off src = 0;
-      uint8_t* dst = d_out + static_cast<uint64_t>(e) * E;
-      if (map.source(row, &src)) {
-        load_store_unit<E>(dst, d_params + (static_cast<uint64_t>(src) * slice + j) * E);
-      } else {
-        store_zero_unit<E>(dst);
+    const Off n = slice.value();
+    for (Off e = static_cast<Off>(t.global()); e < total; e += kRowsInFlight * stride) {
+      Off src[kRowsInFlight];
+      bool ok[kRowsInFlight];
+      GSCHECK_UNROLL
+      for (int k = 0; k < kRowsInFlight; ++k) {
+        const Off ek = e + static_cast<Off>(k) * stride;
+        ok[k] = false;
+        if (ek < total && ek >= e) {
+          const Off row = slice.div(ek);
+          Off s = 0;
+          ok[k] = map.source(row, &s);
+          src[k] = s * n + (ek - row * n);
+        }
+      }
+      V v[kRowsInFlight];
+      GSCHECK_UNROLL
+      for (int k = 0; k < kRowsInFlight; ++k) {
+        v[k] = V{};
+        if (ok[k])
+          memcpy(&v[k], d_params + static_cast<uint64_t>(src[k]) * E, E);  // one E-byte load
+      }
+      GSCHECK_UNROLL
+      for (int k = 0; k < kRowsInFlight; ++k) {
+        const Off ek = e + static_cast<Off>(k) * stride;
+        if (ek < total && ek >= e) memcpy(d_out + static_cast<uint64_t>(ek) * E, &v[k], E);
       }
     }
   }

@@ -14,14 +14,25 @@ for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 
-if ((${#missing[@]} == 0)); then
-  echo "setup: all ${#packages[@]} packages present"
-  exit 0
-fi
-
-echo "setup: installing ${missing[*]}"
 sudo_cmd=()
 if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
-export DEBIAN_FRONTEND=noninteractive
-"${sudo_cmd[@]}" apt-get update -q
-"${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+if ((${#missing[@]} == 0)); then
+  echo "setup: all ${#packages[@]} packages present"
+else
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -q
+  "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# With a CUDA toolkit that lacks NVIDIA's binary tools (nvcc alone, as on the CI machine),
+# cuobjdump and nvdisasm from PyPI, for the sm_90 machine-code test (tests/cuda/sass_check.py).
+readonly cuda_tools=/opt/gscheck-cuda-tools
+if command -v nvcc >/dev/null && ! command -v cuobjdump >/dev/null &&
+  [[ ! -x /usr/local/cuda/bin/cuobjdump ]] &&
+  ! compgen -G "$cuda_tools/lib/python3*/site-packages/nvidia/*/bin/cuobjdump" >/dev/null; then
+  echo "setup: installing cuobjdump and nvdisasm (PyPI) into $cuda_tools"
+  "${sudo_cmd[@]}" /usr/bin/python3 -m venv "$cuda_tools"
+  "${sudo_cmd[@]}" "$cuda_tools/bin/pip" install -q nvidia-cuda-cuobjdump==13.4.92 \
+    nvidia-cuda-nvdisasm==13.4.92
+fi

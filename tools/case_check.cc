@@ -93,8 +93,13 @@ std::string shell_quote(const std::string& s) {
   return q + "'";
 }
 
-Expected<std::unique_ptr<Backend>> make_named_backend(const std::string& name, int64_t max_bytes) {
+Expected<std::unique_ptr<Backend>> make_named_backend(const std::string& name, int64_t max_bytes,
+                                                      PluginOptions plugin) {
   if (name == "reference") return make_reference_backend(max_bytes);
+  if (name.starts_with("plugin:") && name.size() > 7) {
+    plugin.max_output_bytes = max_bytes;
+    return make_plugin_backend(name.substr(7), plugin);
+  }
   return make_backend(name);
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "backends/plugin_backend.h"
 #include "core/case.h"
 #include "reports/report.h"
 
@@ -62,7 +63,9 @@ int finish_run(reports::Report& report, const std::string& report_path,
 /// A word quoted for POSIX shells when it needs it.
 std::string shell_quote(const std::string& s);
 
-/// The machine's own build: make the backend by name, the reference one with its budget.
-Expected<std::unique_ptr<Backend>> make_named_backend(const std::string& name, int64_t max_bytes);
+/// The machine's own build: make the backend by name, the reference one with its budget, a
+/// plugin:PATH one with the plugin options (whose byte budget is max_bytes).
+Expected<std::unique_ptr<Backend>> make_named_backend(const std::string& name, int64_t max_bytes,
+                                                      PluginOptions plugin = {});
 
 }  // namespace gscheck::tools

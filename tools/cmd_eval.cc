@@ -7,13 +7,15 @@
 #include "tools/case_check.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
+#include "tools/plugin_flags.h"
 
 namespace gscheck::tools {
 namespace {
 
 constexpr const char* kUsage =
     "usage: gscheck eval [--backend NAME] [--report FILE] [--junit FILE] [--max-bytes N]\n"
-    "                    [--repeat K] [--matrix] [--quiet] CASE.json|DIR...\n"
+    "                    [--repeat K] [--matrix] [--quiet] [--jobs N] [--timeout S]\n"
+    "                    [--isolate worker|call] CASE.json|DIR...\n"
     "  Runs each case file (directories are searched recursively for *.json) on the backend\n"
     "  and checks the outcome against the file's expect block; a backend other than the\n"
     "  reference is also compared with the reference's outcome. Prints one line per case.\n"
@@ -27,21 +29,18 @@ constexpr const char* kUsage =
     "  --matrix         also print the capability matrix: verdict counts per op x dtype x index\n"
     "                   dtype x bad_indices_policy\n"
     "  --quiet          print only the failures, and the totals\n"
+    GSCHECK_PLUGIN_USAGE
     "  Exit status: 0 no case failed, 1 a case FAILED, was MISTRUSTED or NONDETERMINISTIC,\n"
     "  2 bad command line, 3 a report could not be written.\n";
 
 }  // namespace
 
 int cmd_eval(const std::vector<std::string>& args) {
-  auto line = parse_command_line(args,
-                                 {{"--backend", true},
-                                  {"--report", true},
-                                  {"--junit", true},
-                                  {"--max-bytes", true},
-                                  {"--repeat", true},
-                                  {"--matrix", false},
-                                  {"--quiet", false}},
-                                 "gscheck eval", kUsage);
+  std::vector<OptionSpec> specs = {{"--backend", true},   {"--report", true}, {"--junit", true},
+                                   {"--max-bytes", true}, {"--repeat", true}, {"--matrix", false},
+                                   {"--quiet", false}};
+  for (auto& spec : plugin_option_specs()) specs.push_back(spec);
+  auto line = parse_command_line(args, specs, "gscheck eval", kUsage);
   if (!line.args) return line.exit_status;
   const ParsedArgs& parsed = *line.args;
   if (parsed.positional.empty()) {
@@ -75,7 +74,13 @@ int cmd_eval(const std::vector<std::string>& args) {
     }
     repeat = *n;
   }
-  auto backend = make_named_backend(backend_name, max_bytes);
+  auto plugin = plugin_options(parsed, max_bytes);
+  if (!plugin.ok()) {
+    std::fprintf(stderr, "gscheck eval: %s\n", plugin.error().message.c_str());
+    return 2;
+  }
+  const int jobs = backend_name.starts_with("plugin:") ? plugin->jobs : 1;
+  auto backend = make_named_backend(backend_name, max_bytes, *plugin);
   if (!backend.ok()) {
     std::fprintf(stderr, "gscheck eval: %s\n", backend.error().message.c_str());
     return 2;
@@ -102,14 +107,15 @@ int cmd_eval(const std::vector<std::string>& args) {
   CaseChecker checker(**backend, reference.get(), opts);
   const bool quiet = parsed.has("--quiet");
   const auto t0 = std::chrono::steady_clock::now();
-  for (const auto& file : *files) {
-    report.cases.push_back(checker.check_file(file));
-    const auto& r = report.cases.back();
-    if (!quiet || reports::is_failure(r.verdict)) {
-      std::fputs(result_text(r).c_str(), stdout);
-      std::fflush(stdout);
-    }
-  }
+  for_each_ordered<reports::CaseResult>(
+      files->size(), jobs, [&](std::size_t i) { return checker.check_file((*files)[i]); },
+      [&](reports::CaseResult&& r) {
+        if (!quiet || reports::is_failure(r.verdict)) {
+          std::fputs(result_text(r).c_str(), stdout);
+          std::fflush(stdout);
+        }
+        report.cases.push_back(std::move(r));
+      });
   report.run.elapsed_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return finish_run(report, parsed.value("--report").value_or(""),

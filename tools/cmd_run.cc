@@ -12,6 +12,7 @@
 #include "tools/case_check.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
+#include "tools/plugin_flags.h"
 #include "tools/progress.h"
 
 #if defined(GSCHECK_HAVE_GENERATORS)
@@ -30,7 +31,8 @@ constexpr int64_t kDefaultSweep = 5000;  // small cases: about a second on one c
 constexpr const char* kUsage =
     "usage: gscheck run [--backend NAME] [--sweep N] [--time SECONDS] [--seed S] [--size K]\n"
     "                   [--shard K/N] [--report FILE] [--junit FILE] [--max-bytes N]\n"
-    "                   [--repeat K] [--matrix] [--verbose] [--quiet] [PATHS...]\n"
+    "                   [--repeat K] [--matrix] [--verbose] [--quiet] [--jobs N] [--timeout S]\n"
+    "                   [--isolate worker|call] [PATHS...]\n"
     "  Checks a backend: every case file in PATHS (default: corpus/golden and corpus/regressions\n"
     "  of the source tree) against its expect block and against the reference's outcome, then N\n"
     "  seeded random cases against the reference. Cases outside the backend's declared\n"
@@ -57,7 +59,8 @@ constexpr const char* kUsage =
     "                   dtype x bad_indices_policy (always printed for plugin:PATH backends)\n"
     "  --verbose        print a line for every case (default: only the failures)\n"
     "  --quiet          no progress on stderr (default: a line redrawn in place on a terminal,\n"
-    "                   else a line every 10 s, or every $GSCHECK_PROGRESS_INTERVAL seconds)\n"
+    "                   else a line every 10 s, or every $GSCHECK_PROGRESS_INTERVAL "
+    "seconds)\n" GSCHECK_PLUGIN_USAGE
     "  Exit status: 0 no case failed, 1 a case FAILED, was MISTRUSTED or NONDETERMINISTIC,\n"
     "  2 bad command line, 3 a report could not be written.\n";
 
@@ -97,21 +100,13 @@ Expected<reports::Shard> parse_shard(const std::string& text) {
 }  // namespace
 
 int cmd_run(const std::vector<std::string>& args) {
-  auto line = parse_command_line(args,
-                                 {{"--backend", true},
-                                  {"--sweep", true},
-                                  {"--seed", true},
-                                  {"--size", true},
-                                  {"--report", true},
-                                  {"--junit", true},
-                                  {"--max-bytes", true},
-                                  {"--repeat", true},
-                                  {"--matrix", false},
-                                  {"--verbose", false},
-                                  {"--quiet", false},
-                                  {"--time", true},
-                                  {"--shard", true}},
-                                 "gscheck run", kUsage);
+  std::vector<OptionSpec> specs = {{"--backend", true},   {"--sweep", true},  {"--seed", true},
+                                   {"--size", true},      {"--report", true}, {"--junit", true},
+                                   {"--max-bytes", true}, {"--repeat", true}, {"--matrix", false},
+                                   {"--verbose", false},  {"--quiet", false}, {"--time", true},
+                                   {"--shard", true}};
+  for (auto& spec : plugin_option_specs()) specs.push_back(spec);
+  auto line = parse_command_line(args, specs, "gscheck run", kUsage);
   if (!line.args) return line.exit_status;
   const ParsedArgs& parsed = *line.args;
   int64_t max_bytes = kDefaultMaxCaseBytes, sweep = kDefaultSweep, size = 30;
@@ -165,7 +160,11 @@ int cmd_run(const std::vector<std::string>& args) {
     if (!n.ok()) return usage_error(n.error().message);
     repeat = *n;
   }
-  auto backend = make_named_backend(backend_name, max_bytes);
+  auto plugin = plugin_options(parsed, max_bytes);
+  if (!plugin.ok()) return usage_error(plugin.error().message);
+  // Concurrent checking is for plugin workers; the in-tree backends run on this thread.
+  const int jobs = backend_name.starts_with("plugin:") ? plugin->jobs : 1;
+  auto backend = make_named_backend(backend_name, max_bytes, *plugin);
   if (!backend.ok()) return usage_error(backend.error().message);
   auto reference = make_named_backend("reference", max_bytes);
   if (!reference.ok()) return usage_error(reference.error().message);
@@ -249,7 +248,11 @@ int cmd_run(const std::vector<std::string>& args) {
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   };
-  for (const auto& file : files) record(checker.check_file(file));
+  // Case files first, then the sweep; with --jobs N they are checked N at a time and reported
+  // in this order.
+  for_each_ordered<reports::CaseResult>(
+      files.size(), jobs, [&](std::size_t i) { return checker.check_file(files[i]); },
+      [&](reports::CaseResult&& r) { record(std::move(r)); });
 #if defined(GSCHECK_HAVE_GENERATORS)
   if (sweep > 0) {
     const Capabilities& caps = (*backend)->capabilities();
@@ -263,11 +266,20 @@ int cmd_run(const std::vector<std::string>& args) {
     so.semantics = caps.semantics;
     for (DType dt : caps.index_dtypes)
       if (dt == DType::kInt32 || dt == DType::kInt64) so.index_dtypes.push_back(dt);
-    // One position at a time: the budget is checked before each case, so a run overshoots it
-    // by at most one case (small: the sweep's cases take well under a millisecond each).
+    // Drawn in batches of `jobs` cases under a time budget (checked before each batch, so a run
+    // overshoots it by at most one case per job: the sweep's cases take milliseconds), else of
+    // 1024 (the memory of a long sweep stays bounded).
     gen::Sampler sampler(so);
     const double sweep_start = elapsed();  // the budget is the sweep's: case files run in full
     progress.start_budget();
+    const std::size_t batch_cases = time_budget ? static_cast<std::size_t>(jobs) : 1024;
+    std::vector<CaseFile> batch;
+    auto check_batch = [&] {
+      for_each_ordered<reports::CaseResult>(
+          batch.size(), jobs, [&](std::size_t i) { return checker.check_case(batch[i], ""); },
+          [&](reports::CaseResult&& r) { record(std::move(r)); });
+      batch.clear();
+    };
     while (sampler.position() < sweep &&
            !(time_budget && elapsed() - sweep_start >= *time_budget)) {
       if (shard && sampler.position() % shard->count != shard->index - 1) {
@@ -278,8 +290,11 @@ int cmd_run(const std::vector<std::string>& args) {
       if (!c) continue;
       CaseFile f;
       f.c = std::move(*c);
-      record(checker.check_case(f, ""));
+      batch.push_back(std::move(f));
+      if (batch.size() < batch_cases) continue;
+      check_batch();
     }
+    check_batch();
     report.run.sweep = sampler.position();
     report.run.sweep_elapsed_s = elapsed() - sweep_start;
     if (report.run.sweep != sweep) {  // the budget ended it: repros name the count reached

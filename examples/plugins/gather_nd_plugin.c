@@ -95,6 +95,7 @@ static int32_t run(const gsc_call* call, gsc_result* result) {
   return GSC_OK;
 }
 
+#ifndef GSC_EXAMPLE_EMBEDDED /* device_gather_nd_plugin.c reuses run() under its own entry */
 const gsc_plugin_v1* gscheck_plugin_v1(void) {
   static const gsc_plugin_v1 plugin = {
       .abi_version = GSCHECK_PLUGIN_ABI_VERSION,
@@ -110,3 +111,4 @@ const gsc_plugin_v1* gscheck_plugin_v1(void) {
   };
   return &plugin;
 }
+#endif

@@ -1,13 +1,63 @@
-/* gscheck vendor plugin ABI, version 1.
+/* gscheck vendor plugin ABI, version 2 (version 1 plugins still load unchanged).
  *
- * A vendor builds its gather/scatter kernels as a shared library that exports one C function,
- * gscheck_plugin_v1(), returning a static description of the contract it claims and a run()
- * entry point. gscheck loads it with dlopen and calls run() in a forked worker process, so a
- * crash or hang in the plugin fails only that case. No C++ type or exception crosses this ABI.
+ * A vendor builds its gather/scatter kernels as a shared library exporting one C function,
+ * gscheck_plugin_v2() (or, ABI v1, gscheck_plugin_v1()), that returns a static description of
+ * the contract it claims and its entry points. No C++ type or exception crosses this ABI.
  *
- *   gscheck run --backend plugin:./libvendor.so
+ *   gscheck run --backend plugin:./libvendor.so [--jobs N] [--timeout S] [--isolate call]
  *
- * Enumerations are plain integers; their values never change within an ABI version. */
+ * LIFE CYCLE. The library is never loaded into gscheck's own process. gscheck starts one worker
+ * process per job (--jobs N, default: the number of cores); each worker dlopen()s the library
+ * once, calls gscheck_plugin_v2() once, then init() once, then run() once per call, one call at a
+ * time, always from the worker's main thread, and finalize() once before a clean exit. After a
+ * failed call (crash, abort, timeout, exit(), an escaping C++ exception, a write outside the
+ * output, a child process left running) the worker's whole process group is killed and a fresh
+ * worker (load, init) serves the next call; finalize() is not called then. With --isolate call,
+ * every run() happens in a child forked from the worker after init(), so no state (and no
+ * thread created in init) carries from one call to the next.
+ *
+ * THREADS. init() may start threads (thread pools, OpenMP, Eigen); they live as long as the
+ * worker. Only the thread running run() may call alloc_output() and set_string(), and only
+ * until run() returns.
+ *
+ * MEMORY. Input tensors are read-only (a write faults) and valid only during run(). The output
+ * comes from alloc_output(): call it at most once per call; a second call returns NULL, and so
+ * does a shape whose bytes exceed call->max_bytes. A plugin given NULL returns
+ * GSC_RESOURCE_EXHAUSTED. Unwritten output bytes read as the poison 0xCD; 64 or more guard bytes
+ * and an inaccessible page lie on both sides, and a write into either fails the call. After
+ * init() the worker's address space is capped (RLIMIT_AS) at what it uses then plus four times
+ * max_bytes plus 1 GiB: a runaway allocation fails instead of exhausting the machine.
+ *
+ * TIME. call->deadline_ns is when the worker is killed (CLOCK_MONOTONIC, nanoseconds); the
+ * default allows 10 s plus 1 s per 64 MiB of inputs and output (--timeout S overrides it).
+ *
+ * STRINGS. Input gsc_string data are valid during run(). For an output string element, call
+ * set_string() (ABI v2): it copies the bytes at once, so they may be freed right after. A
+ * plugin that fills the gsc_string elements itself (all ABI v1 plugins) must point them at
+ * memory still valid after run() returns, its own or the call's input strings: gscheck copies
+ * them right after run() returns, before it releases the inputs or makes the next call.
+ *
+ * MESSAGES AND OUTPUT STREAMS. result->message is NUL-terminated text; gscheck shows control
+ * bytes in it as \xNN. Whatever the worker writes to stdout or stderr goes to a pipe gscheck
+ * reads: never to gscheck's own output; the last lines (control bytes escaped) are attached to a
+ * failed call's report.
+ *
+ * DEVICE MEMORY. A plugin setting GSC_DEVICE_POINTERS in flags gets device pointers: gscheck
+ * loads the CUDA runtime in the worker at run time (libcudart.so.13, .12 or .so, or the library
+ * named by $GSCHECK_CUDART), cudaMalloc()s every non-string input and the output (poisoned, with
+ * 64 guard bytes each side), and calls cudaDeviceSynchronize() after run() returns, so work on
+ * any stream finishes. String tensors stay in host memory. The worker (and its CUDA context)
+ * persists across calls; such plugins cannot run with --isolate call (CUDA does not survive fork).
+ *
+ * PYTHON-LEVEL RULES. A call is a TensorFlow Python API call (tf.gather, tf.gather_nd,
+ * tf.scatter_nd, tf.tensor_scatter_nd_*), as the cases in corpus/ are, not a raw kernel call:
+ * gather's axis == NULL is axis=None, meaning axis = batch_dims; a scalar axis 0 drops
+ * batch_dims (tf.gather then calls GatherV2 without it); gather_nd's batch_dims > 0 is Python's
+ * lowering (indices reshaped to [prod(params.shape[:b])] + indices.shape[b:], the batch
+ * coordinate prepended to every index row), with Python's checks and messages first.
+ * docs/vendor.md has the details.
+ *
+ * Enumerations are plain integers; their values never change. */
 #ifndef GSCHECK_PLUGIN_H_
 #define GSCHECK_PLUGIN_H_
 
@@ -17,7 +67,8 @@
 extern "C" {
 #endif
 
-#define GSCHECK_PLUGIN_ABI_VERSION 1
+#define GSCHECK_PLUGIN_ABI_VERSION 1 /* what a gsc_plugin_v1 carries, forever */
+#define GSCHECK_PLUGIN_ABI_V2 2      /* what a gsc_plugin_v2 carries */
 
 /* Element types, named as TensorFlow names them. */
 enum gsc_dtype {
@@ -54,7 +105,7 @@ enum gsc_op {
 /* Device semantics (see the spec): what bad indices and duplicates do. */
 enum gsc_semantics { GSC_TF_CPU = 0, GSC_TF_GPU = 1 };
 
-/* Result codes of run(). */
+/* Result codes of run() and init(). */
 enum gsc_code {
   GSC_OK = 0,
   GSC_INVALID_ARGUMENT = 1, /* a validation check failed */
@@ -64,6 +115,9 @@ enum gsc_code {
   GSC_INTERNAL = 5,         /* the plugin failed */
   GSC_RESOURCE_EXHAUSTED = 6
 };
+
+/* gsc_plugin_v2.flags */
+#define GSC_DEVICE_POINTERS 1u /* tensor data (strings excepted) are CUDA device pointers */
 
 /* One string element (dtype GSC_STRING tensors hold arrays of these). */
 typedef struct gsc_string {
@@ -79,11 +133,13 @@ typedef struct gsc_tensor {
   const void* data;
 } gsc_tensor;
 
-/* Allocates the output tensor inside gscheck (poisoned, with guard bytes around it). Returns
- * NULL if the shape is refused (too large); the plugin then returns GSC_RESOURCE_EXHAUSTED.
- * For GSC_STRING outputs the buffer is an array of gsc_string whose data the plugin must point
- * at memory that stays valid until run() returns. */
+/* The output tensor (see MEMORY): NULL for a second call or a shape over the budget. For
+ * GSC_STRING it is a gsc_string array, every element {NULL, -1} (unwritten) until set. */
 typedef void* (*gsc_alloc_output_fn)(void* ctx, int32_t dtype, int32_t rank, const int64_t* dims);
+
+/* Copies size bytes into output string element index (see STRINGS). Returns GSC_OK, or
+ * GSC_RESOURCE_EXHAUSTED past the byte budget, GSC_INVALID_ARGUMENT for a bad index or size. */
+typedef int32_t (*gsc_set_string_fn)(void* ctx, int64_t index, const char* data, int64_t size);
 
 /* One op call. Inputs a given op does not take are NULL. */
 typedef struct gsc_call {
@@ -99,16 +155,20 @@ typedef struct gsc_call {
   const char* bad_indices_policy; /* "", "DEFAULT", "ERROR", "IGNORE" (or anything: reject it) */
   gsc_alloc_output_fn alloc_output;
   void* alloc_ctx;
+  /* ABI v2 (also filled for v1 plugins, which never read past alloc_ctx). */
+  int64_t max_bytes;   /* byte budget: the output plus its string bytes */
+  int64_t deadline_ns; /* CLOCK_MONOTONIC time at which the worker is killed */
+  gsc_set_string_fn set_string; /* ctx is alloc_ctx */
 } gsc_call;
 
-/* What run() reports besides its return code: a message for errors. */
+/* What run() and init() report besides their code: a message for errors. */
 typedef struct gsc_result {
   char message[1024];
 } gsc_result;
 
 /* The contract a plugin declares; gscheck grades it against exactly this. */
 typedef struct gsc_plugin_v1 {
-  uint32_t abi_version;  /* GSCHECK_PLUGIN_ABI_VERSION */
+  uint32_t abi_version;  /* GSCHECK_PLUGIN_ABI_VERSION (1) */
   const char* name;      /* e.g. "acme-gather 2.3" */
   uint32_t ops;          /* bit (1u << gsc_op) per op implemented */
   uint64_t dtypes;       /* bit (1ull << gsc_dtype) per element dtype implemented */
@@ -121,7 +181,28 @@ typedef struct gsc_plugin_v1 {
   int32_t (*run)(const gsc_call* call, gsc_result* result);
 } gsc_plugin_v1;
 
-/* The one symbol a plugin exports. */
+/* ABI v2: the v1 fields, in the same order, then the life cycle and flags. */
+typedef struct gsc_plugin_v2 {
+  uint32_t abi_version; /* GSCHECK_PLUGIN_ABI_V2 */
+  const char* name;
+  uint32_t ops;
+  uint64_t dtypes;
+  uint32_t index_dtypes;
+  uint32_t semantics;
+  int32_t deterministic;
+  int32_t tf_messages;
+  int32_t half_in_float;
+  int32_t (*run)(const gsc_call* call, gsc_result* result);
+  uint32_t flags; /* GSC_DEVICE_POINTERS or 0 */
+  /* Once per worker before the first run(); NULL if nothing to do. Anything but GSC_OK fails
+   * the load with result->message. */
+  int32_t (*init)(gsc_result* result);
+  /* Once before a clean worker exit; NULL if nothing to do. */
+  void (*finalize)(void);
+} gsc_plugin_v2;
+
+/* The one symbol a plugin exports: gscheck_plugin_v2, or gscheck_plugin_v1 (v1 contract). */
+const gsc_plugin_v2* gscheck_plugin_v2(void);
 const gsc_plugin_v1* gscheck_plugin_v1(void);
 
 #ifdef __cplusplus

@@ -238,6 +238,41 @@ TEST(CudaEmuAtomics, HotKeyScatterAddLosesNothing) {
   EXPECT_EQ(to_float(ho->data_as<Float16>()[1]), 1.0f);
 }
 
+// The tf-gpu reduce kernel on a hot key: float32 in 4- and 2-wide units and single elements,
+// a carried unit per thread, and NaN updates that must not change min / max.
+TEST(CudaEmuAtomics, HotKeyReduceWidthsAndNaNUpdates) {
+  for (int slice : {4, 2, 3}) {
+    const int rows = 3000;
+    std::vector<float> upd;
+    for (int r = 0; r < rows; ++r)
+      for (int j = 0; j < slice; ++j)
+        upd.push_back(r == 7 ? NAN : static_cast<float>((r * 13 + j) % 101));
+    std::vector<int32_t> idx(rows, 1);
+    idx[5] = 0;  // one row elsewhere
+    const Tensor start = Tensor::zeros(DType::kFloat32, {2, slice}).value();
+    for (Op op : {Op::kTensorScatterMin, Op::kTensorScatterMax, Op::kTensorScatterAdd}) {
+      Case c =
+          tensor_scatter_case(op, start, ints<int32_t>({rows, 1}, idx),
+                              Tensor::from_values<float>({rows, slice}, upd), Semantics::kTfGpu);
+      auto out = make_cuda_emu_backend(4, KernelOptions{false, 3})->run(c);
+      ASSERT_TRUE(out.ok()) << op_name(op);
+      const std::vector<float> got = values<float>(*out);
+      for (int j = 0; j < slice; ++j) {
+        float want = 0;
+        if (op == Op::kTensorScatterMin) want = 0;    // start 0 <= every update
+        if (op == Op::kTensorScatterMax) want = 100;  // (r*13+j) % 101 reaches 100
+        if (op == Op::kTensorScatterAdd) {
+          EXPECT_TRUE(std::isnan(got[slice + j])) << "a NaN update poisons a sum";
+          continue;
+        }
+        EXPECT_EQ(got[slice + j], want) << op_name(op) << " slice " << slice << " col " << j;
+        EXPECT_EQ(got[j], op == Op::kTensorScatterMax ? static_cast<float>((5 * 13 + j) % 101) : 0)
+            << op_name(op);
+      }
+    }
+  }
+}
+
 TEST(CudaEmuBackend, CapabilitiesAndVariants) {
   auto b = make_cuda_emu_backend();
   EXPECT_EQ(b->capabilities().name, "cuda-emu");

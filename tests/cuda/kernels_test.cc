@@ -35,6 +35,26 @@ TEST(RowMapping, PathFollowsSliceBytes) {
   EXPECT_EQ(choose_row_mapping(4097).group, GatherPolicy::kBlockThreads);  // block
 }
 
+TEST(FastDiv, EqualsIntegerDivisionAcrossDivisorsAndDividends) {
+  std::vector<uint32_t> divisors;
+  for (uint32_t d = 1; d <= 4100; ++d) divisors.push_back(d);
+  for (uint32_t d : {65535u, 65536u, 65537u, 1000003u, (1u << 30) + 1, (1u << 31) - 1, 1u << 31,
+                     0xFFFFFFFEu, 0xFFFFFFFFu})
+    divisors.push_back(d);
+  uint64_t x = 0x243F6A8885A308D3ull;
+  for (uint32_t d : divisors) {
+    const FastDivU32 f(d);
+    std::vector<uint32_t> ns = {0,         1,           d - 1,       d,           d + 1,
+                                2 * d - 1, 0x7FFFFFFFu, 0x80000000u, 0xFFFFFFFEu, 0xFFFFFFFFu};
+    for (int k = 0; k < 64; ++k) {
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      ns.push_back(static_cast<uint32_t>(x >> 32));
+    }
+    for (uint32_t n : ns) ASSERT_EQ(f.div(n), n / d) << n << " / " << d;
+  }
+  EXPECT_EQ(DivBy<uint64_t>(7).div(uint64_t{1} << 40), (uint64_t{1} << 40) / 7);
+}
+
 TEST(OffsetType, ThirtyTwoBitsOnlyWhenEveryTensorIsBelow2Pow31) {
   const int64_t small[] = {1, (int64_t{1} << 31) - 1, 0};
   const int64_t big_out[] = {1, 5, int64_t{1} << 31};

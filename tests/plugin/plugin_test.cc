@@ -1,4 +1,18 @@
+// The plugin worker: the example plugins agree with the reference, and every way a plugin can
+// misbehave fails only the call it happens in, with its reason and stderr tail, leaving no
+// process behind (tests/plugin/misbehaving_plugin.c, cxx_plugin.cc).
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <dirent.h>
+#include <fstream>
+#include <sstream>
+#include <thread>
 
 #include "backends/plugin_backend.h"
 #include "compare/compare.h"
@@ -6,6 +20,53 @@
 
 namespace gscheck {
 namespace {
+
+// --- Processes: every worker and everything it forks carries GSC_TEST_TAG in its environment.
+std::string g_tag;
+
+void new_tag() {
+  static int n = 0;
+  g_tag = std::to_string(::getpid()) + "-" + std::to_string(++n);
+  ::setenv("GSC_TEST_TAG", g_tag.c_str(), 1);
+}
+
+// Live (not zombie) processes whose environment holds this test's tag.
+int tagged_processes() {
+  int count = 0;
+  DIR* d = ::opendir("/proc");
+  const std::string want = "GSC_TEST_TAG=" + g_tag;
+  while (dirent* e = d ? ::readdir(d) : nullptr) {
+    if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
+    if (std::atoi(e->d_name) == ::getpid()) continue;
+    std::ifstream env(std::string("/proc/") + e->d_name + "/environ", std::ios::binary);
+    std::string vars((std::istreambuf_iterator<char>(env)), std::istreambuf_iterator<char>());
+    bool tagged = false;
+    for (std::size_t at = 0; at < vars.size();) {
+      const std::size_t end = vars.find('\0', at);
+      if (vars.compare(at, (end == std::string::npos ? vars.size() : end) - at, want) == 0)
+        tagged = true;
+      if (end == std::string::npos) break;
+      at = end + 1;
+    }
+    if (!tagged) continue;
+    std::ifstream stat(std::string("/proc/") + e->d_name + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    const auto paren = line.rfind(')');
+    if (paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] != 'Z') ++count;
+  }
+  if (d) ::closedir(d);
+  return count;
+}
+
+// Waits (up to 5 s) until at most `workers` tagged processes are left: SIGKILL is asynchronous.
+bool none_left(int workers = 0) {
+  for (int i = 0; i < 250; ++i) {
+    if (tagged_processes() <= workers) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
 
 std::unique_ptr<Backend> load(const char* path, PluginOptions opt = {}) {
   auto b = make_plugin_backend(path, opt);
@@ -23,25 +84,39 @@ Case gather_nd_case(Tensor params, Tensor indices) {
   return c;
 }
 
+std::vector<Case> example_cases() {
+  std::vector<Case> cases;
+  cases.push_back(gather_nd_case(Tensor::from_values<float>(Shape{3, 2}, {0, 1, 2, 3, 4, 5}),
+                                 Tensor::from_values<int32_t>(Shape{3, 1}, {2, 0, 7})));
+  cases.push_back(gather_nd_case(Tensor::from_values<double>(Shape{2}, {1.5, -0.0}),
+                                 Tensor::from_values<int32_t>(Shape{2, 0}, {})));  // depth 0
+  cases.push_back(gather_nd_case(Tensor::from_values<int16_t>(Shape{2, 2}, {1, 2, 3, 4}),
+                                 Tensor::from_values<int64_t>(Shape{1, 1}, {1})));
+  cases.push_back(gather_nd_case(Tensor::from_values<float>(Shape{2, 2}, {1, 2, 3, 4}),
+                                 Tensor::from_values<int32_t>(Shape{2}, {0, 5})));  // one bad row
+  return cases;
+}
+
+void expect_agrees(Backend& plugin, const Case& c) {
+  Outcome want = reference::run(c);
+  Outcome got = plugin.run(c);
+  auto v = compare::compare_outcomes(c, want, got, compare::options_for(plugin.capabilities()));
+  EXPECT_TRUE(v.pass) << c.name << ": " << v.summary;
+}
+
 // The example plugin agrees with the reference, element for element, including a bad row
 // (zeroed under tf-gpu) and string params.
 TEST(ExamplePlugin, AgreesWithTheReference) {
   auto plugin = load(GSCHECK_EXAMPLE_PLUGIN);
   ASSERT_NE(plugin, nullptr);
-  std::vector<Case> cases;
-  cases.push_back(gather_nd_case(Tensor::from_values<float>(Shape{3, 2}, {0, 1, 2, 3, 4, 5}),
-                                 Tensor::from_values<int32_t>(Shape{3, 1}, {2, 0, 7})));
+  auto cases = example_cases();
   cases.push_back(
       gather_nd_case(Tensor::from_values<std::string>(Shape{2, 2}, {"a", "b", "c", "d"}),
                      Tensor::from_values<int64_t>(Shape{2, 2}, {0, 0, 1, 1})));
-  cases.push_back(gather_nd_case(Tensor::from_values<double>(Shape{2}, {1.5, -0.0}),
-                                 Tensor::from_values<int32_t>(Shape{2, 0}, {})));  // depth 0
-  for (const Case& c : cases) {
-    Outcome want = reference::run(c);
-    Outcome got = plugin->run(c);
-    auto v = compare::compare_outcomes(c, want, got, compare::options_for(plugin->capabilities()));
-    EXPECT_TRUE(v.pass) << v.summary;
-  }
+  // An empty string output: nothing to copy back.
+  cases.push_back(gather_nd_case(Tensor::from_values<std::string>(Shape{2, 0}, {}),
+                                 Tensor::from_values<int32_t>(Shape{2, 1}, {0, 1})));
+  for (const Case& c : cases) expect_agrees(*plugin, c);
 }
 
 TEST(ExamplePlugin, DeclaresItsContract) {
@@ -61,53 +136,276 @@ TEST(ExamplePlugin, DeclaresItsContract) {
   EXPECT_EQ(o.error().cls, ErrorClass::kUnimplemented);
 }
 
-TEST(ExamplePlugin, InProcessModeGivesTheSameOutcome) {
+TEST(ExamplePlugin, IsolateCallGivesTheSameOutcomes) {
   PluginOptions opt;
-  opt.isolate = false;
+  opt.isolate = Isolation::kCall;
   auto plugin = load(GSCHECK_EXAMPLE_PLUGIN, opt);
   ASSERT_NE(plugin, nullptr);
-  Case c = gather_nd_case(Tensor::from_values<int16_t>(Shape{2, 2}, {1, 2, 3, 4}),
-                          Tensor::from_values<int32_t>(Shape{1, 1}, {1}));
-  Outcome got = plugin->run(c);
-  ASSERT_TRUE(got.ok());
-  EXPECT_TRUE(got->bit_equal(Tensor::from_values<int16_t>(Shape{1, 2}, {3, 4})));
+  for (const Case& c : example_cases()) expect_agrees(*plugin, c);
 }
 
-Case float_gather() {
+// --jobs 3: calls from many threads are served by three workers at once, each answer right.
+TEST(ExamplePlugin, ConcurrentCallsOnSeveralWorkers) {
+  new_tag();
+  PluginOptions opt;
+  opt.jobs = 3;
+  auto plugin = load(GSCHECK_EXAMPLE_PLUGIN, opt);
+  ASSERT_NE(plugin, nullptr);
+  const auto cases = example_cases();
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < 6; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 20; ++i) {
+        const Case& c = cases[static_cast<std::size_t>((t + i) % cases.size())];
+        auto v = compare::compare_outcomes(c, reference::run(c), plugin->run(c),
+                                           compare::options_for(plugin->capabilities()));
+        if (!v.pass) ++wrong;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_LE(tagged_processes(), 3);
+  plugin.reset();
+  EXPECT_TRUE(none_left());
+}
+
+// --- Device memory, on the host-memory CUDA stand-in.
+TEST(DevicePlugin, GetsDevicePointersAndAgreesWithTheReference) {
+  ::setenv("GSCHECK_CUDART", GSCHECK_FAKE_CUDART, 1);
+  auto plugin = load(GSCHECK_DEVICE_PLUGIN);
+  ASSERT_NE(plugin, nullptr);
+  const auto& dtypes = plugin->capabilities().dtypes;
+  EXPECT_EQ(std::count(dtypes.begin(), dtypes.end(), DType::kString), 0);
+  // The stand-in refuses copies from memory it did not allocate: these pass only when gscheck
+  // hands the plugin device pointers. Many calls: one context, kept by the worker.
+  for (int round = 0; round < 5; ++round)
+    for (const Case& c : example_cases()) expect_agrees(*plugin, c);
+  ::unsetenv("GSCHECK_CUDART");
+}
+
+TEST(DevicePlugin, CannotBeForkedPerCall) {
+  ::setenv("GSCHECK_CUDART", GSCHECK_FAKE_CUDART, 1);
+  PluginOptions opt;
+  opt.isolate = Isolation::kCall;
+  auto b = make_plugin_backend(GSCHECK_DEVICE_PLUGIN, opt);
+  ::unsetenv("GSCHECK_CUDART");
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.error().message.find("cannot cross fork()"), std::string::npos) << b.error().message;
+}
+
+TEST(DevicePlugin, NoCudaRuntimeIsAClearLoadError) {
+  ::setenv("GSCHECK_CUDART", "/nonexistent/libcudart.so", 1);
+  auto b = make_plugin_backend(GSCHECK_DEVICE_PLUGIN);
+  ::unsetenv("GSCHECK_CUDART");
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.error().message.find("no CUDA runtime loads"), std::string::npos)
+      << b.error().message;
+}
+
+// --- Misbehaving plugins. Every one is a correct vector gather until params[0] == 13.
+Case float_gather(float first = 13, int n = 4) {
   Case c;
   c.name = "plugin/misbehaving";
   c.op = Op::kGather;
   c.semantics = Semantics::kTfGpu;
-  c.params = Tensor::from_values<float>(Shape{4}, {1, 2, 3, 4});
-  c.indices = Tensor::from_values<int32_t>(Shape{4}, {0, 1, 2, 3});
+  std::vector<float> params(static_cast<std::size_t>(n));
+  std::vector<int32_t> indices(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    params[static_cast<std::size_t>(i)] = static_cast<float>(i);
+    indices[static_cast<std::size_t>(i)] = n - 1 - i;
+  }
+  params[0] = first;
+  c.params = Tensor::from_values<float>(Shape{n}, params);
+  c.indices = Tensor::from_values<int32_t>(Shape{n}, indices);
   return c;
 }
 
-void expect_internal(const char* path, const std::string& text, PluginOptions opt = {}) {
+Case good_case() { return float_gather(1); }
+
+Case string_gather(const std::string& first) {
+  Case c;
+  c.name = "plugin/strings";
+  c.op = Op::kGather;
+  c.semantics = Semantics::kTfGpu;
+  c.params = Tensor::from_values<std::string>(Shape{3}, {first, "bb", std::string(5000, 'c')});
+  c.indices = Tensor::from_values<int32_t>(Shape{4}, {2, 0, 1, 2});
+  return c;
+}
+
+// The bad case fails with `text` in its message (and `tail` from the worker's stderr), no
+// process is left, and the next, good case passes on a fresh worker.
+void expect_contained(const char* path, const std::string& text, const std::string& tail = "",
+                      PluginOptions opt = {}, Case bad = float_gather(), Case good = good_case()) {
+  new_tag();
   auto plugin = load(path, opt);
   ASSERT_NE(plugin, nullptr);
-  Outcome o = plugin->run(float_gather());
+  expect_agrees(*plugin, good);
+  Outcome o = plugin->run(bad);
   ASSERT_FALSE(o.ok());
   EXPECT_EQ(o.error().cls, ErrorClass::kInternal);
   EXPECT_NE(o.error().message.find(text), std::string::npos) << o.error().message;
+  if (!tail.empty()) {
+    EXPECT_NE(o.error().message.find("worker stderr"), std::string::npos) << o.error().message;
+    EXPECT_NE(o.error().message.find(tail), std::string::npos) << o.error().message;
+  }
+  // Nothing but the one worker (when the failure left it trustworthy) may be left.
+  EXPECT_TRUE(none_left(1)) << tagged_processes() << " process(es) left";
+  expect_agrees(*plugin, good);
+  plugin.reset();
+  EXPECT_TRUE(none_left());
 }
 
-TEST(MisbehavingPlugin, CrashFailsOnlyTheCase) {
-  expect_internal(GSCHECK_CRASH_PLUGIN, "crashed with signal 11");
+TEST(MisbehavingPlugin, CrashFailsOnlyThatCaseWithItsStderrTail) {
+  expect_contained(GSCHECK_CRASH_PLUGIN, "crashed with signal 11",
+                   "hostile: Check failed: params[0] != 13");
+}
+
+TEST(MisbehavingPlugin, CrashUnderIsolateCall) {
+  PluginOptions opt;
+  opt.isolate = Isolation::kCall;
+  expect_contained(GSCHECK_CRASH_PLUGIN, "crashed with signal 11", "Check failed", opt);
 }
 
 TEST(MisbehavingPlugin, HangIsKilledAfterTheTimeout) {
   PluginOptions opt;
   opt.timeout_seconds = 0.5;
-  expect_internal(GSCHECK_HANG_PLUGIN, "timed out", opt);
+  expect_contained(GSCHECK_HANG_PLUGIN, "timed out after 0.5 s", "hostile: hanging", opt);
 }
 
-TEST(MisbehavingPlugin, WritePastTheOutputIsCaughtByTheGuard) {
-  expect_internal(GSCHECK_OVERRUN_PLUGIN, "past the end of its output buffer");
+TEST(MisbehavingPlugin, HangUnderIsolateCallIsKilledToo) {
+  PluginOptions opt;
+  opt.timeout_seconds = 0.5;
+  opt.isolate = Isolation::kCall;
+  expect_contained(GSCHECK_HANG_PLUGIN, "timed out", "hanging", opt);
+}
+
+// 4 floats: the 100 bytes land in the guard bytes (the tail is 112 bytes).
+TEST(MisbehavingPlugin, WritePastTheEndIsCaughtByTheGuardBytes) {
+  expect_contained(GSCHECK_OVERRUN_PLUGIN, "wrote past the end of its output buffer (guard byte 0");
+}
+
+// 16 floats: the tail is 64 bytes, so 100 bytes past the end reach the guard page.
+TEST(MisbehavingPlugin, WritePastTheEndIsCaughtByTheGuardPage) {
+  expect_contained(GSCHECK_OVERRUN_PLUGIN,
+                   "touched the guard page after the end of its output buffer", "",
+                   PluginOptions{}, float_gather(13, 16));
+}
+
+TEST(MisbehavingPlugin, WriteBeforeTheStartIsCaught) {
+  expect_contained(GSCHECK_UNDERRUN_PLUGIN, "wrote before its output buffer");
 }
 
 TEST(MisbehavingPlugin, OkWithoutAnOutputIsAnError) {
-  expect_internal(GSCHECK_NO_OUTPUT_PLUGIN, "without allocating its output");
+  expect_contained(GSCHECK_NO_OUTPUT_PLUGIN, "without allocating its output");
+}
+
+TEST(MisbehavingPlugin, ChildrenThatNeverExitAreKilledAndFailTheCase) {
+  expect_contained(GSCHECK_FORK_BOMB_PLUGIN, "child process(es) running after run() returned");
+}
+
+TEST(MisbehavingPlugin, ThirtyGigabytesHitTheAddressSpaceCap) {
+  expect_contained(GSCHECK_ALLOC_30GB_PLUGIN, "crashed with signal 11",
+                   "malloc(30 GB) returned (nil)");
+}
+
+TEST(MisbehavingPlugin, ClosedResultPipeAndPauseDoesNotHang) {
+  expect_contained(GSCHECK_CLOSE_PIPE_PLUGIN, "closed gscheck's result pipe");
+}
+
+long max_rss_kib() {
+  rusage u{};
+  ::getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss;
+}
+
+// 1 GiB into the result pipe: refused at the first frame, gscheck does not grow.
+TEST(MisbehavingPlugin, FloodingTheResultPipeDoesNotGrowGscheck) {
+  const long before = max_rss_kib();
+  expect_contained(GSCHECK_PIPE_FLOOD_PLUGIN, "malformed reply");
+  EXPECT_LT(max_rss_kib() - before, 64 * 1024);
+}
+
+// Captures this process's stdout (fd 1) while f runs.
+template <class F>
+std::string captured_stdout(F f) {
+  std::fflush(stdout);
+  char path[] = "/tmp/gscheck_plugin_test_stdout_XXXXXX";
+  const int fd = ::mkstemp(path);
+  const int saved = ::dup(1);
+  ::dup2(fd, 1);
+  f();
+  std::fflush(stdout);
+  ::dup2(saved, 1);
+  ::close(saved);
+  ::close(fd);
+  std::ifstream in(path);
+  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ::unlink(path);
+  return s;
+}
+
+// 1 GiB to stdout and stderr: drained, only a bounded tail kept; the call itself passes, and
+// nothing reaches gscheck's stdout.
+TEST(MisbehavingPlugin, StdoutFloodIsDrainedAndBounded) {
+  new_tag();
+  auto plugin = load(GSCHECK_STDOUT_FLOOD_PLUGIN);
+  ASSERT_NE(plugin, nullptr);
+  const long before = max_rss_kib();
+  const std::string out = captured_stdout([&] { expect_agrees(*plugin, float_gather()); });
+  EXPECT_EQ(out.find('y'), std::string::npos);
+  EXPECT_LT(max_rss_kib() - before, 64 * 1024);
+}
+
+Outcome internal_error_placeholder() { return Error{ErrorClass::kInternal, "not run"}; }
+
+// Terminal escapes, fake summary lines: never raw in gscheck's output or in the messages.
+TEST(MisbehavingPlugin, EscapeSequencesAndFakeSummaryLinesAreSanitised) {
+  new_tag();
+  auto plugin = load(GSCHECK_SPAM_PLUGIN);
+  ASSERT_NE(plugin, nullptr);
+  Outcome o = internal_error_placeholder();
+  const std::string out = captured_stdout([&] { o = plugin->run(float_gather()); });
+  EXPECT_EQ(out, "");
+  ASSERT_FALSE(o.ok());
+  EXPECT_EQ(o.error().cls, ErrorClass::kInvalidArgument);
+  const std::string& m = o.error().message;
+  EXPECT_EQ(m.find('\x1b'), std::string::npos) << m;
+  EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+  EXPECT_NE(m.find("bad\\x0a5000 cases"), std::string::npos) << m;
+}
+
+TEST(MisbehavingPlugin, StderrTailIsSanitised) {
+  PluginOptions opt;
+  opt.timeout_seconds = 0.5;
+  new_tag();
+  auto plugin = load(GSCHECK_HANG_PLUGIN, opt);
+  ASSERT_NE(plugin, nullptr);
+  Outcome o = plugin->run(float_gather());
+  ASSERT_FALSE(o.ok());
+  for (char ch : o.error().message) EXPECT_GE(static_cast<unsigned char>(ch), 0x20) << o.error().message;
+}
+
+TEST(MisbehavingPlugin, ExitInsideACallIsNamed) {
+  expect_contained(GSCHECK_EXIT0_PLUGIN, "exited with status 0 during the call");
+}
+
+TEST(MisbehavingPlugin, ExitInsideACallUnderIsolateCall) {
+  PluginOptions opt;
+  opt.isolate = Isolation::kCall;
+  expect_contained(GSCHECK_EXIT0_PLUGIN, "exited with status 0 during the call", "", opt);
+}
+
+TEST(MisbehavingPlugin, CppExceptionFailsOnlyThatCase) {
+  expect_contained(GSCHECK_THROW_PLUGIN, "threw a C++ exception out of run(): std::bad_alloc",
+                   "hostile: about to throw");
+}
+
+TEST(MisbehavingPlugin, SecondAllocOutputReturnsNull) {
+  auto plugin = load(GSCHECK_SECOND_ALLOC_PLUGIN);
+  ASSERT_NE(plugin, nullptr);
+  expect_agrees(*plugin, float_gather());
 }
 
 TEST(MisbehavingPlugin, UnwrittenElementsKeepThePoisonAndFailTheComparison) {
@@ -117,6 +415,38 @@ TEST(MisbehavingPlugin, UnwrittenElementsKeepThePoisonAndFailTheComparison) {
   auto v = compare::compare_outcomes(c, reference::run(c), plugin->run(c));
   EXPECT_FALSE(v.pass);
   EXPECT_EQ(v.mismatch_count, 3);
+}
+
+// --- Loading: gscheck survives whatever the library does while it loads.
+TEST(PluginLoading, CrashingConstructorIsALoadError) {
+  new_tag();
+  auto b = make_plugin_backend(GSCHECK_CTOR_CRASH_PLUGIN);
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.error().message.find("failed while loading: plugin crashed with signal 11"),
+            std::string::npos)
+      << b.error().message;
+  EXPECT_NE(b.error().message.find("hostile constructor"), std::string::npos) << b.error().message;
+  EXPECT_TRUE(none_left());
+}
+
+TEST(PluginLoading, EntryPointThatNeverReturnsTimesOut) {
+  new_tag();
+  PluginOptions opt;
+  opt.load_timeout_seconds = 1;
+  auto b = make_plugin_backend(GSCHECK_ENTRY_HANG_PLUGIN, opt);
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.error().message.find("did not finish loading within 1 s"), std::string::npos)
+      << b.error().message;
+  EXPECT_NE(b.error().message.find("never returns"), std::string::npos) << b.error().message;
+  EXPECT_TRUE(none_left());
+}
+
+TEST(PluginLoading, FailingInitIsALoadError) {
+  auto b = make_plugin_backend(GSCHECK_INIT_FAIL_PLUGIN);
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.error().message.find("init() failed with code 5: no license for this machine"),
+            std::string::npos)
+      << b.error().message;
 }
 
 TEST(PluginLoading, BadLibrariesAreClearErrors) {
@@ -135,9 +465,106 @@ TEST(PluginLoading, BadLibrariesAreClearErrors) {
 TEST(PluginLoading, LibraryWithoutTheEntryPointIsRejected) {
   auto b = make_plugin_backend(GSCHECK_NOT_A_PLUGIN);
   ASSERT_FALSE(b.ok());
-  EXPECT_NE(b.error().message.find("no gscheck_plugin_v1 symbol"), std::string::npos)
+  EXPECT_NE(b.error().message.find("no gscheck_plugin_v2 or gscheck_plugin_v1 symbol"),
+            std::string::npos)
       << b.error().message;
 }
+
+// --- ABI v2: life cycle and strings.
+TEST(PluginV2, ThreadPoolFromInitServesEveryCallAndFinalizeRunsOnce) {
+  new_tag();
+  const std::string marker = "/tmp/gscheck_finalize_" + g_tag;
+  ::setenv("GSC_TEST_FINALIZE_MARKER", marker.c_str(), 1);
+  PluginOptions opt;
+  opt.jobs = 2;
+  auto plugin = load(GSCHECK_THREAD_POOL_PLUGIN, opt);
+  ASSERT_NE(plugin, nullptr);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t)
+    threads.emplace_back([&] {
+      for (int i = 0; i < 50; ++i) expect_agrees(*plugin, float_gather(1, 1 + i));
+    });
+  for (auto& t : threads) t.join();
+  plugin.reset();
+  ::unsetenv("GSC_TEST_FINALIZE_MARKER");
+  std::ifstream in(marker);
+  std::string line;
+  int workers = 0;
+  while (std::getline(in, line)) {
+    EXPECT_EQ(line, "finalized after 1 init");
+    ++workers;
+  }
+  EXPECT_GE(workers, 1);
+  EXPECT_LE(workers, 2);
+  ::unlink(marker.c_str());
+  EXPECT_TRUE(none_left());
+}
+
+// set_string copies at once: the plugin's temporaries are gone when run() returns.
+TEST(PluginV2, SetStringCopiesBeforeRunReturns) {
+  auto plugin = load(GSCHECK_STRINGS_PLUGIN);
+  ASSERT_NE(plugin, nullptr);
+  expect_agrees(*plugin, string_gather("a"));
+  expect_agrees(*plugin, string_gather("13"));
+}
+
+TEST(PluginV2, StringDataFreedBeforeGscheckCopiesItIsNamed) {
+  expect_contained(GSCHECK_STRINGS_UNMAPPED_PLUGIN, "not readable after run() returned", "", {},
+                   string_gather("13"), string_gather("a"));
+}
+
+TEST(PluginV2, HugeStringIsRefusedByTheBudget) {
+  auto plugin = load(GSCHECK_STRING_HUGE_PLUGIN);
+  ASSERT_NE(plugin, nullptr);
+  Outcome o = plugin->run(string_gather("13"));
+  ASSERT_FALSE(o.ok());
+  EXPECT_EQ(o.error().cls, ErrorClass::kResourceExhausted) << o.error().message;
+  expect_agrees(*plugin, string_gather("a"));
+}
+
+TEST(PluginV2, OutputOverTheBudgetIsRefused) {
+  PluginOptions opt;
+  opt.max_output_bytes = 8;  // 2 floats
+  auto plugin = load(GSCHECK_EXAMPLE_PLUGIN, opt);
+  ASSERT_NE(plugin, nullptr);
+  Outcome o = plugin->run(example_cases()[0]);  // 6 floats
+  ASSERT_FALSE(o.ok());
+  EXPECT_EQ(o.error().cls, ErrorClass::kResourceExhausted) << o.error().message;
+}
+
+// --- No process outlives gscheck: SIGTERM and SIGINT kill the worker groups, SIGKILL leaves
+// the workers to PR_SET_PDEATHSIG.
+void expect_signal_kills_workers(int sig) {
+  new_tag();
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    PluginOptions opt;
+    opt.timeout_seconds = 600;
+    auto b = make_plugin_backend(GSCHECK_HANG_PLUGIN, opt);
+    if (b.ok()) (void)(*b)->run(float_gather());  // hangs until the signal
+    ::_exit(3);
+  }
+  // The worker carries the tag (it is exec'ed after setenv); the forked copy of this test does
+  // not show it in /proc/PID/environ.
+  bool up = false;
+  for (int i = 0; i < 500 && !up; ++i) {
+    up = tagged_processes() >= 1;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (!up) ::kill(child, SIGKILL);
+  ASSERT_TRUE(up);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // inside run() by now
+  ::kill(child, sig);
+  int st = 0;
+  ::waitpid(child, &st, 0);
+  EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == sig) << st;
+  EXPECT_TRUE(none_left()) << tagged_processes() << " process(es) left";
+}
+
+TEST(NoProcessOutlivesGscheck, SigTerm) { expect_signal_kills_workers(SIGTERM); }
+TEST(NoProcessOutlivesGscheck, SigInt) { expect_signal_kills_workers(SIGINT); }
+TEST(NoProcessOutlivesGscheck, SigKill) { expect_signal_kills_workers(SIGKILL); }
 
 }  // namespace
 }  // namespace gscheck

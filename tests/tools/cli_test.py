@@ -287,6 +287,24 @@ class CliTest(unittest.TestCase):
         with open(report) as f:
             self.assertEqual(json.load(f)["cases"][0]["runs"], 3)
 
+    def test_plugin_jobs_keep_the_report_order(self):
+        if not PLUGIN:
+            self.skipTest("no --plugin given (examples/ not built)")
+        backend = "plugin:" + PLUGIN
+        names = {}
+        for jobs in ("1", "3"):
+            report = os.path.join(self.dir, "jobs" + jobs, "report.json")
+            rc, out, err = self.gscheck("run", "--backend", backend, "--sweep", "300", "--seed", "5",
+                                        "--jobs", jobs, "--report", report)
+            self.assertEqual(rc, 0, out + err)
+            with open(report) as f:
+                names[jobs] = [(c["name"], c["verdict"]) for c in json.load(f)["cases"]]
+        self.assertGreater(len(names["1"]), 300)
+        self.assertEqual(names["1"], names["3"])
+        rc, out, err = self.gscheck("run", "--backend", backend, "--isolate", "thread")
+        self.assertEqual(rc, 2)
+        self.assertIn("--isolate: expected 'worker' or 'call', got 'thread'", err)
+
     def test_flaky_plugin_is_nondeterministic_or_failed(self):
         if not FLAKY_PLUGIN:
             self.skipTest("no --flaky-plugin given")

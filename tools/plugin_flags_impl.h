@@ -1,0 +1,48 @@
+// for_each_ordered (tools/plugin_flags.h).
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+namespace gscheck::tools {
+
+template <class R>
+void for_each_ordered(std::size_t n, int jobs, const std::function<R(std::size_t)>& work,
+                      const std::function<void(R&&)>& emit) {
+  if (jobs <= 1 || n <= 1) {
+    for (std::size_t i = 0; i < n; ++i) emit(work(i));
+    return;
+  }
+  std::vector<std::optional<R>> done(n);
+  std::mutex mu;
+  std::condition_variable ready;
+  std::atomic<std::size_t> next{0};
+  std::vector<std::thread> threads;
+  const auto count = static_cast<std::size_t>(jobs) < n ? static_cast<std::size_t>(jobs) : n;
+  for (std::size_t t = 0; t < count; ++t) {
+    threads.emplace_back([&] {
+      for (std::size_t i; (i = next.fetch_add(1)) < n;) {
+        R r = work(i);
+        {
+          std::lock_guard lock(mu);
+          done[i] = std::move(r);
+        }
+        ready.notify_one();
+      }
+    });
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    std::unique_lock lock(mu);
+    ready.wait(lock, [&] { return done[i].has_value(); });
+    R r = std::move(*done[i]);
+    done[i].reset();
+    lock.unlock();
+    emit(std::move(r));
+  }
+  for (auto& t : threads) t.join();
+}
+
+}  // namespace gscheck::tools
