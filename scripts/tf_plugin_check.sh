@@ -91,6 +91,7 @@ grep -E "^(FAILED|MISTRUSTED|NONDETERMINISTIC) " -A3 "$out/eval.txt" | head -60 
 tail -n1 "$out/eval.txt"
 echo "tf_plugin_check: gscheck eval took $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s (exit $rc)"
 if ((rc != 0 && rc != 1)); then exit 2; fi
+rc=0  # a FAILED case fails this check below unless the cross-check saw the same difference
 
 # Against the Python cross-check: same files, same known bugs, same disagreements.
 "$venv/bin/python" - "$out/report.json" "$crosscheck/report.json" "${paths[@]}" <<'PY' || rc=1
@@ -104,12 +105,26 @@ from collections import Counter
 print("plugin verdicts:", dict(Counter(c["verdict"] for c in cases)))
 if not os.path.exists(py_report):
     print("no Python cross-check report at", py_report, "- nothing to compare with")
-    sys.exit(0)
+    sys.exit(1 if failed else 0)
 py = json.load(open(py_report))
 roots = [real(p) for p in paths]
 def ours(f): return any(real(f).startswith(r) for r in roots)
 known = {real(e["file"]) for e in py["known_tf_bugs"] if ours(e["file"])}
+# TensorFlow's CPU flushing subnormals (FTZ/DAZ) and a sum's NaN payload are known kinds of the
+# cross-check that a known-failures entry cannot express yet (it matches verdict, class and text,
+# not "differs only by a flushed subnormal"). There the plugin may fail the case (the same
+# difference the cross-check saw) or pass it (the comparator admits any NaN for sums); both are
+# listed, neither is a mismatch between the two checks.
+inexpressible = {real(e["file"]) for e in py["known_tf_bugs"] if ours(e["file"])
+                 and e.get("kind") in ("output_subnormal_flushed", "output_nan_bits_differ")}
+seen_both = inexpressible & (failed | {real(c["file"]) for c in cases if c["verdict"] == "PASSED"})
+known -= seen_both
+failed_known = failed & seen_both
+failed -= seen_both
 disagree = {real(e["file"]) for e in py["disagreements"] if ours(e["file"])}
+if seen_both:
+    print(f"FTZ / sum NaN payload cases both checks see ({len(seen_both)}; plugin FAILED on "
+          f"{len(failed_known)}, not compared as XFAIL):", *sorted(seen_both)[:10], sep="\n  ")
 print(f"Python cross-check: {len(known)} known TensorFlow bugs, {len(disagree)} disagreements; "
       f"plugin: {len(xfail)} XFAIL, {len(failed)} failures")
 bad = False
