@@ -48,7 +48,8 @@
  * named by $GSCHECK_CUDART), cudaMalloc()s every non-string input and the output (poisoned, with
  * 64 guard bytes each side), and calls cudaDeviceSynchronize() after run() returns, so work on
  * any stream finishes. String tensors stay in host memory (such plugins are not graded on
- * strings). The worker creates its CUDA context before init() and keeps it across calls; such plugins cannot run with --isolate call (CUDA does not survive fork).
+ * strings). The worker creates its CUDA context before init() and keeps it across calls; such
+ * plugins cannot run with --isolate call (CUDA does not survive fork).
  *
  * PYTHON-LEVEL RULES. Unless the plugin exports gscheck_plugin_api() returning GSC_API_KERNEL
  * (API LEVEL, at the end), a call is a TensorFlow Python API call (tf.gather, tf.gather_nd,
@@ -207,8 +208,8 @@ typedef struct gsc_plugin_v2 {
 const gsc_plugin_v2* gscheck_plugin_v2(void);
 const gsc_plugin_v1* gscheck_plugin_v1(void);
 
-/* API LEVEL (optional, ABI v1 and v2). Calls are TensorFlow Python API calls (tf.gather: axis NULL is
- * axis=None, a scalar axis 0 drops batch_dims; tf.gather_nd: batch_dims is Python's lowering).
+/* API LEVEL (optional, ABI v1 and v2). Calls are TensorFlow Python API calls (tf.gather: axis NULL
+ * is axis=None, a scalar axis 0 drops batch_dims; tf.gather_nd: batch_dims is Python's lowering).
  * A plugin implementing the raw kernels instead (GatherV2, GatherNd, ScatterNd, TensorScatter*:
  * axis always given, batch_dims never dropped, gather_nd's batch_dims always 0) also exports
  * gscheck_plugin_api() returning GSC_API_KERNEL; gscheck then grades it on kernel-level cases and
