@@ -12,6 +12,7 @@
 
 #include "core/status.h"
 #include "cuda/portability.h"
+#include "cuda/scratch_slots.h"
 
 namespace gscheck::cuda {
 
@@ -112,19 +113,7 @@ class DeviceExec {
   /// later calls (grown when too small): the sorted path allocates nothing per call once warm.
   /// Valid until the next scratch() call for the same slot.
   Expected<uint8_t*> scratch(int slot, uint64_t bytes) {
-    Scratch& s = *scratch_;
-    if (slot < 0 || slot >= Scratch::kSlots) {
-      return Error{ErrorClass::kInternal, "scratch slot " + std::to_string(slot) + " out of range"};
-    }
-    if (s.bytes[slot] < bytes || !s.buf[slot].get()) {
-      s.buf[slot] = Buffer();  // free first: the old and the new need not fit together
-      s.bytes[slot] = 0;
-      auto b = alloc(bytes);
-      if (!b.ok()) return b.error();
-      s.buf[slot] = std::move(*b);
-      s.bytes[slot] = bytes;
-    }
-    return s.buf[slot].get();
+    return scratch_->get(slot, bytes, [&](uint64_t n) { return alloc(n); });
   }
 
   /// CUB's stable LSD radix sort over the low end_bit bits of the keys.
@@ -150,11 +139,7 @@ class DeviceExec {
   static constexpr int kSortTempSlot = 3;
 
  private:
-  struct Scratch {
-    static constexpr int kSlots = 4;
-    Buffer buf[kSlots];
-    uint64_t bytes[kSlots] = {};
-  };
+  using Scratch = ScratchSlots<Buffer>;
   int sm_count_;
   bool sync_;
   std::shared_ptr<Scratch> scratch_;  // shared by copies of this executor

@@ -18,6 +18,7 @@
 
 #include "core/status.h"
 #include "cuda/portability.h"
+#include "cuda/scratch_slots.h"
 
 namespace gscheck::cuda {
 
@@ -96,19 +97,7 @@ class EmuExec {
 
   /// A kept buffer of at least `bytes` for scratch slot `slot` (0..3), as DeviceExec::scratch.
   Expected<uint8_t*> scratch(int slot, uint64_t bytes) {
-    Scratch& s = *scratch_;
-    if (slot < 0 || slot >= Scratch::kSlots) {
-      return Error{ErrorClass::kInternal, "scratch slot " + std::to_string(slot) + " out of range"};
-    }
-    if (s.bytes[slot] < bytes || !s.buf[slot].get()) {
-      s.buf[slot] = Buffer();
-      s.bytes[slot] = 0;
-      auto b = alloc(bytes);
-      if (!b.ok()) return b.error();
-      s.buf[slot] = std::move(*b);
-      s.bytes[slot] = bytes;
-    }
-    return s.buf[slot].get();
+    return scratch_->get(slot, bytes, [&](uint64_t n) { return alloc(n); });
   }
 
   /// Run k over a 1-D grid covering work_threads threads (capped at max_blocks blocks; the
@@ -153,11 +142,7 @@ class EmuExec {
   }
 
  private:
-  struct Scratch {
-    static constexpr int kSlots = 4;
-    Buffer buf[kSlots];
-    uint64_t bytes[kSlots] = {};
-  };
+  using Scratch = ScratchSlots<Buffer>;
   std::shared_ptr<BlockPool> pool_;
   uint32_t max_blocks_;
   std::shared_ptr<Scratch> scratch_;  // shared by copies of this executor
