@@ -42,6 +42,8 @@ class Backend {
 /// Names of the backends this build offers ("reference", "cuda-emu", "cuda" where built).
 std::vector<std::string> backend_names();
 /// Create a backend by name; an unknown name or an unavailable device is an error naming why.
-Expected<std::unique_ptr<Backend>> make_backend(std::string_view name);
+/// max_bytes is the memory budget for one case's output (--max-bytes), given to every backend.
+Expected<std::unique_ptr<Backend>> make_backend(std::string_view name,
+                                                int64_t max_bytes = kDefaultMaxCaseBytes);
 
 }  // namespace gscheck

@@ -23,22 +23,26 @@ std::vector<std::string> backend_names() {
   return names;
 }
 
-Expected<std::unique_ptr<Backend>> make_backend(std::string_view name) {
-  if (name == "reference") return make_reference_backend();
+Expected<std::unique_ptr<Backend>> make_backend(std::string_view name, int64_t max_bytes) {
+  if (name == "reference") return make_reference_backend(max_bytes);
   // "plugin:PATH" loads a vendor library built against include/gscheck/plugin.h.
   if (name.starts_with("plugin:")) {
     if (name.size() == 7)
       return parse_error("backend 'plugin:' needs a library path after the colon");
-    return make_plugin_backend(std::string(name.substr(7)));
+    PluginOptions opts;
+    opts.max_output_bytes = max_bytes;
+    return make_plugin_backend(std::string(name.substr(7)), opts);
   }
 #if defined(GSCHECK_HAVE_CUDA_EMU)
-  if (name == "cuda-emu") return cuda::make_cuda_emu_backend();
+  if (name == "cuda-emu") return cuda::make_cuda_emu_backend(0, {.max_bytes = max_bytes});
   // Scatter rows sorted by destination and applied in row order: bit-identical every run.
-  if (name == "cuda-emu-det") return cuda::make_cuda_emu_backend(0, {.deterministic = true});
+  if (name == "cuda-emu-det")
+    return cuda::make_cuda_emu_backend(0, {.deterministic = true, .max_bytes = max_bytes});
 #endif
 #if defined(GSCHECK_HAVE_CUDA_BACKEND)
-  if (name == "cuda") return cuda::make_cuda_backend();
-  if (name == "cuda-det") return cuda::make_cuda_backend({.deterministic = true});
+  if (name == "cuda") return cuda::make_cuda_backend({.max_bytes = max_bytes});
+  if (name == "cuda-det")
+    return cuda::make_cuda_backend({.deterministic = true, .max_bytes = max_bytes});
 #endif
   std::string known;
   for (const auto& n : backend_names()) known += (known.empty() ? "" : ", ") + n;

@@ -1,15 +1,22 @@
 #include "core/case_json.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <bit>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
-#include <regex>
 #include <sstream>
 #include <type_traits>
+
+#include "core/message_regex.h"
 
 namespace gscheck {
 namespace {
@@ -25,7 +32,8 @@ std::string idx(const std::string& path, std::size_t i) {
   return path + "[" + std::to_string(i) + "]";
 }
 std::string key(const std::string& path, const char* name) {
-  return path.empty() ? std::string(name) : path + "." + name;
+  const std::string n = excerpt(name);  // names may come from the file
+  return path.empty() ? n : path + "." + n;
 }
 
 const char* json_kind(const json& v) {
@@ -75,10 +83,10 @@ Status int_from_json(const json& v, const std::string& path, T* out) {
     const char* end = s.data() + s.size();
     auto [p, ec] = std::from_chars(s.data(), end, w);
     if (s.empty() || ec == std::errc::result_out_of_range)
-      return field_error(
-          path, "\"" + s + "\" is out of range for " + std::string(dtype_name(dtype_of<T>())));
+      return field_error(path, "\"" + excerpt(s) + "\" is out of range for " +
+                                   std::string(dtype_name(dtype_of<T>())));
     if (ec != std::errc() || p != end)
-      return field_error(path, "expected an integer, got the string \"" + s + "\"");
+      return field_error(path, "expected an integer, got the string \"" + excerpt(s) + "\"");
   } else {
     return expected_error(path, "an integer", v);
   }
@@ -177,8 +185,8 @@ Status float_from_json(const json& v, const std::string& path, T* out) {
     *out = F::from_double(-0.0);
   } else {
     return field_error(
-        path,
-        "expected a number or \"nan\", \"-nan\", \"inf\", \"-inf\", \"-0.0\", got \"" + s + "\"");
+        path, "expected a number or \"nan\", \"-nan\", \"inf\", \"-inf\", \"-0.0\", got \"" +
+                  excerpt(s) + "\"");
   }
   return {};
 }
@@ -359,9 +367,10 @@ Status fill_iota(const json& s, const std::string& path, Tensor& t) {
     T start;
     GSCHECK_RETURN_IF_ERROR(int_from_json(s, path, &start));
     if (n > 0) {
+      // start + (n - 1) must fit T; computed with an overflow check (no signed wrap-around).
       using Wide = std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>;
-      const Wide last = static_cast<Wide>(start) + static_cast<Wide>(n - 1);
-      if (last < static_cast<Wide>(start) ||
+      Wide last;
+      if (__builtin_add_overflow(static_cast<Wide>(start), static_cast<Wide>(n - 1), &last) ||
           last > static_cast<Wide>(std::numeric_limits<T>::max()))
         return field_error(path, "iota from " + std::to_string(start) + " over " +
                                      std::to_string(n) + " elements leaves the range of " +
@@ -459,7 +468,8 @@ Expected<Tensor> tensor_from_json(const json& j, const std::string& path, int64_
   if (!jd.is_string()) return expected_error(key(path, "dtype"), "a dtype name", jd);
   const auto dt = dtype_from_name(jd.get_ref<const std::string&>());
   if (!dt)
-    return field_error(key(path, "dtype"), "unknown dtype \"" + jd.get<std::string>() + "\"");
+    return field_error(key(path, "dtype"),
+                       "unknown dtype \"" + excerpt(jd.get_ref<const std::string&>()) + "\"");
   if (!j.contains("shape")) return field_error(key(path, "shape"), "missing");
   auto shape = shape_from_json(j["shape"], key(path, "shape"));
   if (!shape.ok()) return shape.error();
@@ -623,7 +633,7 @@ struct Budget {
 Status parse_attrs(const json& a, Case& c, Budget& budget) {
   if (!a.is_object()) return expected_error("attrs", "an object", a);
   for (const auto& [k, v] : a.items()) {
-    const std::string path = "attrs." + k;
+    const std::string path = "attrs." + excerpt(k);
     if (k == "axis") {
       if (v.is_null()) continue;
       if (v.is_object()) {
@@ -658,7 +668,7 @@ Status parse_expect(const json& e, CaseFile& f, Budget& budget) {
   for (const auto& [k, v] : e.items()) {
     (void)v;
     if (k != "output" && k != "error")
-      return field_error("expect." + k, "unknown field (expected output or error)");
+      return field_error("expect." + excerpt(k), "unknown field (expected output or error)");
   }
   if (e.contains("output") == e.contains("error"))
     return field_error("expect", "give exactly one of 'output' and 'error'");
@@ -672,7 +682,7 @@ Status parse_expect(const json& e, CaseFile& f, Budget& budget) {
     for (const auto& [k, v] : err.items()) {
       (void)v;
       if (k != "class" && k != "message")
-        return field_error("expect.error." + k, "unknown field (expected class, message)");
+        return field_error("expect.error." + excerpt(k), "unknown field (expected class, message)");
     }
     if (!err.contains("class")) return field_error("expect.error.class", "missing");
     const json& cls = err["class"];
@@ -680,18 +690,14 @@ Status parse_expect(const json& e, CaseFile& f, Budget& budget) {
     x.error_class = error_class_from_name(cls.get_ref<const std::string&>());
     if (!x.error_class)
       return field_error("expect.error.class",
-                         "unknown error class \"" + cls.get<std::string>() +
+                         "unknown error class \"" + excerpt(cls.get_ref<const std::string&>()) +
                              "\" (expected invalid_argument, bad_index, unsupported, "
                              "resource_exhausted, unimplemented, internal, parse)");
     if (err.contains("message")) {
       const json& m = err["message"];
       if (!m.is_string()) return expected_error("expect.error.message", "a regular expression", m);
-      try {
-        std::regex re(m.get_ref<const std::string&>(), std::regex::ECMAScript);
-      } catch (const std::regex_error& ex) {
-        return field_error("expect.error.message",
-                           std::string("invalid regular expression: ") + ex.what());
-      }
+      if (auto re = MessageRegex::compile(m.get_ref<const std::string&>()); !re.ok())
+        return field_error("expect.error.message", re.error().message);
       x.error_regex = m.get<std::string>();
     }
   }
@@ -770,12 +776,15 @@ Expected<CaseFile> case_file_from_json(const json& j, int64_t max_bytes) {
     const std::string& k = item.key();  // clang 14 cannot capture a structured binding
     if (std::find_if(std::begin(kFields), std::end(kFields),
                      [&](const char* f) { return k == f; }) == std::end(kFields))
-      return field_error(k, "unknown field");
+      return field_error(excerpt(k), "unknown field");
   }
   if (!j.contains("gscheck_case")) return field_error("gscheck_case", "missing (format version 1)");
-  if (j["gscheck_case"] != kCaseFormatVersion)
-    return field_error("gscheck_case", "unsupported format version " + j["gscheck_case"].dump() +
-                                           " (this build reads 1)");
+  if (const json& v = j["gscheck_case"]; v != kCaseFormatVersion) {
+    // Only a number is quoted: dump() of an arbitrary value is unbounded (and recursive).
+    const std::string got = v.is_number() ? excerpt(v.dump()) : std::string(json_kind(v));
+    return field_error("gscheck_case",
+                       "unsupported format version " + got + " (this build reads 1)");
+  }
   CaseFile f;
   Case& c = f.c;
   if (!j.contains("name")) return field_error("name", "missing");
@@ -790,7 +799,7 @@ Expected<CaseFile> case_file_from_json(const json& j, int64_t max_bytes) {
   if (!j["op"].is_string()) return expected_error("op", "an op name", j["op"]);
   const auto op = op_from_name(j["op"].get_ref<const std::string&>());
   if (!op)
-    return field_error("op", "unknown op \"" + j["op"].get<std::string>() +
+    return field_error("op", "unknown op \"" + excerpt(j["op"].get_ref<const std::string&>()) +
                                  "\" (expected gather, gather_nd, scatter_nd, "
                                  "tensor_scatter_nd_{update,add,sub,min,max})");
   c.op = *op;
@@ -799,7 +808,8 @@ Expected<CaseFile> case_file_from_json(const json& j, int64_t max_bytes) {
     if (!s.is_string()) return expected_error("semantics", "\"tf-cpu\" or \"tf-gpu\"", s);
     const auto sem = semantics_from_name(s.get_ref<const std::string&>());
     if (!sem)
-      return field_error("semantics", "unknown semantics \"" + s.get<std::string>() +
+      return field_error("semantics", "unknown semantics \"" +
+                                          excerpt(s.get_ref<const std::string&>()) +
                                           "\" (expected tf-cpu or tf-gpu)");
     c.semantics = *sem;
   }
@@ -820,7 +830,7 @@ Expected<CaseFile> case_file_from_json(const json& j, int64_t max_bytes) {
   for (const auto& [k, v] : in.items()) {
     auto* slot = input_slot(c, k);
     if (!slot)
-      return field_error("inputs." + k,
+      return field_error("inputs." + excerpt(k),
                          "unknown input (expected params, indices, updates, tensor, shape)");
     auto t = budget.parse(v, "inputs." + k);
     if (!t.ok()) return t.error();
@@ -870,30 +880,214 @@ json case_file_to_json(const CaseFile& f, TensorEncoding encoding) {
   return j;
 }
 
-Expected<CaseFile> load_case_file(const std::string& path, int64_t max_bytes) {
-  std::error_code ec;
-  const auto size = std::filesystem::file_size(path, ec);
-  if (ec) return parse_error(path + ": cannot read: " + ec.message());
-  // JSON text is at least as large as the tensors it describes, give or take fill/iota.
-  if (size > static_cast<uintmax_t>(max_bytes))
-    return Error{ErrorClass::kResourceExhausted, path + ": file of " + std::to_string(size) +
-                                                     " bytes exceeds the memory budget of " +
-                                                     std::to_string(max_bytes) + " bytes"};
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return parse_error(path + ": cannot open");
-  std::ostringstream text;
-  text << in.rdbuf();
-  json j;
-  try {
-    j = json::parse(text.str());
-  } catch (const json::exception& e) {
-    // Drop nlohmann's "[json.exception.parse_error.101] " prefix; keep line and column.
+namespace {
+
+int64_t saturating_mul(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
+// Frees a DOM bottom-up without allocating. nlohmann's own destructor moves an array's elements
+// into a new vector of the same size first: twice the memory of a large data array, and
+// std::terminate when that allocation fails (the destructor is noexcept). Recursion is bounded
+// by the parse's depth limit.
+void release_dom(json& j) {
+  if (j.is_array()) {
+    for (json& e : j.get_ref<json::array_t&>())
+      if (e.is_structured()) release_dom(e);
+    json::array_t().swap(j.get_ref<json::array_t&>());
+  } else if (j.is_object()) {
+    for (auto& [k, v] : j.get_ref<json::object_t&>())
+      if (v.is_structured()) release_dom(v);
+    json::object_t().swap(j.get_ref<json::object_t&>());
+  }
+}
+
+// Builds the DOM from nlohmann's SAX events with an explicit stack (no recursion), refusing
+// nesting deeper than kMaxJsonDepth and a DOM over its byte allowance (an estimate of what the
+// values occupy: a json value is 16 bytes, vectors grow by doubling, map nodes ~64 bytes).
+class BoundedDomBuilder : public nlohmann::json_sax<json> {
+ public:
+  explicit BoundedDomBuilder(int64_t max_bytes) : max_bytes_(max_bytes) {}
+  ~BoundedDomBuilder() override { release_dom(root_); }
+  BoundedDomBuilder(const BoundedDomBuilder&) = delete;
+  BoundedDomBuilder& operator=(const BoundedDomBuilder&) = delete;
+
+  bool null() override { return add(json(nullptr), 0); }
+  bool boolean(bool v) override { return add(json(v), 0); }
+  bool number_integer(number_integer_t v) override { return add(json(v), 0); }
+  bool number_unsigned(number_unsigned_t v) override { return add(json(v), 0); }
+  bool number_float(number_float_t v, const string_t&) override { return add(json(v), 0); }
+  bool string(string_t& v) override {
+    const auto n = static_cast<int64_t>(v.size());
+    return add(json(std::move(v)), 32 + 2 * n);  // the lexer's copy and the DOM's
+  }
+  bool binary(binary_t&) override { return fail("binary values are not JSON"); }
+  bool start_object(std::size_t) override { return open(json::object()); }
+  bool key(string_t& k) override {
+    if (!charge(80 + static_cast<int64_t>(k.size()))) return false;
+    key_ = std::move(k);
+    return true;
+  }
+  bool end_object() override { return close(); }
+  bool start_array(std::size_t) override { return open(json::array()); }
+  bool end_array() override { return close(); }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+    // Drop nlohmann's "[json.exception.parse_error.101] " prefix; keep line and column. The
+    // "last read" token can be the whole (huge) string being read: only an excerpt is kept.
     std::string what = e.what();
     if (auto p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
-    return parse_error(path + ": invalid JSON: " + what);
+    error_ = Error{ErrorClass::kParse, "invalid JSON: " + excerpt(what, 200)};
+    return false;
   }
-  auto f = case_file_from_json(j, max_bytes);
-  if (!f.ok()) return Error{f.error().cls, path + ": " + f.error().message};
+
+  json& root() { return root_; }
+  const std::optional<Error>& error() const { return error_; }
+
+ private:
+  bool fail(const std::string& why) {
+    if (!error_) error_ = Error{ErrorClass::kParse, "invalid JSON: " + why};
+    return false;
+  }
+  bool charge(int64_t bytes) {
+    used_ += bytes;
+    if (used_ <= max_bytes_) return true;
+    error_ = Error{ErrorClass::kResourceExhausted,
+                   "the JSON text needs more than " + std::to_string(max_bytes_) +
+                       " bytes of memory to parse (a multiple of the memory budget)"};
+    return false;
+  }
+  // Where the next value goes: the root, the end of the open array, or the open object's key.
+  json* place(json&& v) {
+    if (stack_.empty()) {
+      root_ = std::move(v);
+      return &root_;
+    }
+    json& top = *stack_.back();
+    if (top.is_array()) {
+      top.push_back(std::move(v));
+      return &top.back();
+    }
+    json& slot = top[key_];
+    slot = std::move(v);
+    return &slot;
+  }
+  bool add(json&& v, int64_t extra) {
+    if (!charge(32 + extra)) return false;
+    place(std::move(v));
+    return true;
+  }
+  bool open(json&& container) {
+    if (static_cast<int>(stack_.size()) >= kMaxJsonDepth)
+      return fail("nesting deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+    if (!charge(64)) return false;
+    // Pointers to open containers stay valid: nothing is added to a parent while a child is open.
+    stack_.push_back(place(std::move(container)));
+    return true;
+  }
+  bool close() {
+    stack_.pop_back();
+    return true;
+  }
+
+  static constexpr int kMaxJsonDepth = 64;  // a case file needs 6
+  int64_t max_bytes_;
+  int64_t used_ = 0;
+  json root_;
+  std::vector<json*> stack_;
+  std::string key_;
+  std::optional<Error> error_;
+};
+
+// The whole file, read from one open descriptor: its size is the open file's (fstat), so a file
+// swapped or grown after the check cannot bring more than the budget.
+Expected<std::string> read_bounded(const std::string& path, int64_t max_bytes) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return parse_error("cannot open: " + std::string(std::strerror(errno)));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0)
+    return parse_error("cannot stat: " + std::string(std::strerror(errno)));
+  if (!S_ISREG(st.st_mode)) return parse_error("not a regular file");
+  // JSON text is at least as large as the tensors it describes, give or take fill/iota.
+  if (st.st_size > max_bytes)
+    return Error{ErrorClass::kResourceExhausted, "file of " + std::to_string(st.st_size) +
+                                                     " bytes exceeds the memory budget of " +
+                                                     std::to_string(max_bytes) + " bytes"};
+  std::string text(static_cast<std::size_t>(st.st_size) + 1, '\0');  // +1: notices growth
+  std::size_t got = 0;
+  while (got < text.size()) {
+    const ssize_t r = ::read(fd, text.data() + got, text.size() - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return parse_error("cannot read: " + std::string(std::strerror(errno)));
+    if (r == 0) break;
+    got += static_cast<std::size_t>(r);
+  }
+  if (got > static_cast<std::size_t>(st.st_size))
+    return parse_error("the file grew while it was read");
+  text.resize(got);
+  return text;
+}
+
+}  // namespace
+
+Expected<nlohmann::json> parse_json_bounded(std::string_view text, int64_t max_dom_bytes) {
+  BoundedDomBuilder builder(max_dom_bytes);
+  try {
+    json::sax_parse(text, &builder, json::input_format_t::json, /*strict=*/true);
+  } catch (const std::bad_alloc&) {
+    return Error{ErrorClass::kResourceExhausted, "out of memory while parsing the JSON text"};
+  }
+  if (builder.error()) return *builder.error();
+  return std::move(builder.root());
+}
+
+Expected<CaseFile> parse_case_file_text(std::string_view text, int64_t max_bytes) {
+  try {
+    auto j = parse_json_bounded(text, saturating_mul(std::max<int64_t>(max_bytes, 1 << 16), 3));
+    if (!j.ok()) return j.error();
+    struct Release {
+      json& j;
+      ~Release() { release_dom(j); }
+    } release{*j};
+    return case_file_from_json(*j, max_bytes);
+  } catch (const std::bad_alloc&) {
+    return Error{ErrorClass::kResourceExhausted,
+                 "out of memory while reading the case (std::bad_alloc)"};
+  } catch (const json::exception& e) {
+    return parse_error("invalid case: " + excerpt(e.what(), 200));
+  }
+}
+
+Expected<CaseFile> load_case_file(const std::string& path, int64_t max_bytes) {
+  auto with_path = [&](const Error& e) { return Error{e.cls, path + ": " + e.message}; };
+  Expected<CaseFile> f = [&]() -> Expected<CaseFile> {
+    try {
+      auto text = read_bounded(path, max_bytes);
+      if (!text.ok()) return text.error();
+      std::string owned = std::move(text).value();
+      // The text is freed before the tensors are built from the DOM.
+      auto j = [&]() -> Expected<json> {
+        std::string local = std::move(owned);
+        return parse_json_bounded(local, saturating_mul(std::max<int64_t>(max_bytes, 1 << 16), 3));
+      }();
+      if (!j.ok()) return j.error();
+      struct Release {
+        json& j;
+        ~Release() { release_dom(j); }
+      } release{*j};
+      return case_file_from_json(*j, max_bytes);
+    } catch (const std::bad_alloc&) {
+      return Error{ErrorClass::kResourceExhausted,
+                   "out of memory while reading the case (std::bad_alloc)"};
+    } catch (const json::exception& e) {
+      return parse_error("invalid case: " + excerpt(e.what(), 200));
+    }
+  }();
+  if (!f.ok()) return with_path(f.error());
   return f;
 }
 

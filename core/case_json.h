@@ -40,7 +40,16 @@ Expected<CaseFile> case_file_from_json(const nlohmann::json& j,
 nlohmann::json case_file_to_json(const CaseFile& f,
                                  TensorEncoding encoding = TensorEncoding::kNumbers);
 
-/// Read and parse a case file; errors are prefixed with the file's path.
+/// Parse JSON text into a DOM without recursion: nesting deeper than 64 levels is a kParse error,
+/// a DOM estimated over max_dom_bytes is kResourceExhausted; error text quotes only excerpts.
+Expected<nlohmann::json> parse_json_bounded(std::string_view text, int64_t max_dom_bytes);
+/// Parse case file text: the DOM may use 3x max_bytes (at least 192 KiB), the tensors max_bytes;
+/// std::bad_alloc becomes kResourceExhausted.
+Expected<CaseFile> parse_case_file_text(std::string_view text,
+                                        int64_t max_bytes = kDefaultMaxCaseBytes);
+/// Read and parse a case file; errors are prefixed with the file's path. The size is taken from
+/// the open file (fstat) and refused over max_bytes (kResourceExhausted) before anything is read;
+/// otherwise as parse_case_file_text.
 Expected<CaseFile> load_case_file(const std::string& path,
                                   int64_t max_bytes = kDefaultMaxCaseBytes);
 /// The text save_case_file writes: indented objects, each data array on one line.

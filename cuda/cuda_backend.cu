@@ -25,7 +25,8 @@ Expected<std::unique_ptr<Backend>> make_cuda_backend(const KernelOptions& option
       cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "cudaDeviceGetAttribute"));
   const char* name = options.deterministic ? "cuda-det" : "cuda";
   std::unique_ptr<Backend> b = std::make_unique<KernelBackend<DeviceExec>>(
-      kernel_capabilities(name, options.deterministic), DeviceExec(sms), options.deterministic);
+      kernel_capabilities(name, options.deterministic), DeviceExec(sms), options.deterministic,
+      options.max_bytes);
   return Expected<std::unique_ptr<Backend>>(std::move(b));
 }
 

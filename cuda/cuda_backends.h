@@ -25,6 +25,8 @@ struct KernelOptions {
   /// cuda-emu only: cap on the grid's blocks (0 = 8 per worker thread); small values make
   /// every grid-stride loop wrap, for tests.
   uint32_t max_blocks = 0;
+  /// The memory budget for a case's output (--max-bytes): larger outputs are kResourceExhausted.
+  int64_t max_bytes = kDefaultMaxCaseBytes;
 };
 /// Example: auto det = make_cuda_emu_backend(4, {.deterministic = true});
 std::unique_ptr<Backend> make_cuda_emu_backend(int threads, const KernelOptions& options);

@@ -15,7 +15,7 @@ std::unique_ptr<Backend> make_cuda_emu_backend(int threads, const KernelOptions&
   const char* name = options.deterministic ? "cuda-emu-det" : "cuda-emu";
   return std::make_unique<KernelBackend<EmuExec>>(kernel_capabilities(name, options.deterministic),
                                                   EmuExec(threads, options.max_blocks),
-                                                  options.deterministic);
+                                                  options.deterministic, options.max_bytes);
 }
 
 #if !defined(GSCHECK_HAVE_CUDA)

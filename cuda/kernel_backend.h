@@ -22,8 +22,12 @@ Status admit_case(const Capabilities& caps, const Case& c, RunConfig* cfg);
 template <class Exec>
 class KernelBackend final : public Backend {
  public:
-  KernelBackend(Capabilities caps, Exec exec, bool deterministic)
-      : caps_(std::move(caps)), exec_(std::move(exec)), deterministic_(deterministic) {}
+  KernelBackend(Capabilities caps, Exec exec, bool deterministic,
+                int64_t max_bytes = kDefaultMaxCaseBytes)
+      : caps_(std::move(caps)),
+        exec_(std::move(exec)),
+        deterministic_(deterministic),
+        max_bytes_(max_bytes) {}
 
   const Capabilities& capabilities() const override { return caps_; }
 
@@ -34,17 +38,17 @@ class KernelBackend final : public Backend {
     cfg.sorted_scatter = deterministic_ || c.semantics == Semantics::kTfCpu;
     switch (c.op) {
       case Op::kGather: {
-        auto p = validate_gather(c);
+        auto p = validate_gather(c, max_bytes_);
         if (!p.ok()) return p.error();
         return run_gather(exec_, c, *p, cfg);
       }
       case Op::kGatherNd: {
-        auto p = validate_gather_nd(c);
+        auto p = validate_gather_nd(c, max_bytes_);
         if (!p.ok()) return p.error();
         return run_gather_nd(exec_, c, *p, cfg);
       }
       default: {
-        auto p = validate_scatter(c);
+        auto p = validate_scatter(c, max_bytes_);
         if (!p.ok()) return p.error();
         return run_scatter_nd(exec_, c, *p, cfg);
       }
@@ -57,6 +61,7 @@ class KernelBackend final : public Backend {
   Capabilities caps_;
   Exec exec_;
   bool deterministic_;
+  int64_t max_bytes_;  ///< the output budget (--max-bytes)
 };
 
 }  // namespace gscheck::cuda

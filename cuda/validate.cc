@@ -23,12 +23,12 @@ int64_t index_max(DType index_dtype) {
   return index_dtype == DType::kInt32 ? kInt32Max : std::numeric_limits<int64_t>::max();
 }
 
-Status check_output_budget(DType dt, const Shape& out) {
+Status check_output_budget(DType dt, const Shape& out, int64_t max_bytes) {
   auto bytes = tensor_bytes(dt, out);
-  if (!bytes || *bytes > kDefaultMaxCaseBytes) {
+  if (!bytes || *bytes > max_bytes) {
     return Error{ErrorClass::kResourceExhausted, "output of shape " + out.to_string() +
                                                      " exceeds the memory budget of " +
-                                                     str(kDefaultMaxCaseBytes) + " bytes"};
+                                                     str(max_bytes) + " bytes"};
   }
   return {};
 }
@@ -67,7 +67,7 @@ std::string position_string(const std::vector<int64_t>& dims, int64_t flat) {
   return s + "]";
 }
 
-Expected<GatherPlan> validate_gather(const Case& c) {
+Expected<GatherPlan> validate_gather(const Case& c, int64_t max_bytes) {
   const Tensor& params = *c.params;
   const Tensor& indices = *c.indices;
   const int rp = params.rank();
@@ -142,7 +142,7 @@ Expected<GatherPlan> validate_gather(const Case& c) {
   p.out_shape = Shape(std::move(out));
   auto n = p.out_shape.num_elements();
   if (!n) return invalid_argument("output shape " + p.out_shape.to_string() + " is too large");
-  GSCHECK_RETURN_IF_ERROR(check_output_budget(params.dtype(), p.out_shape));
+  GSCHECK_RETURN_IF_ERROR(check_output_budget(params.dtype(), p.out_shape, max_bytes));
   p.out_elements = *n;
   p.batch = prod(params.shape(), 0, bd);
   p.outer = prod(params.shape(), bd, a);
@@ -188,7 +188,7 @@ Status check_gather_nd_batch_dims(const Case& c, int64_t* batch) {
   return {};
 }
 
-Expected<GatherNdPlan> validate_gather_nd(const Case& c) {
+Expected<GatherNdPlan> validate_gather_nd(const Case& c, int64_t max_bytes) {
   const Tensor& params = *c.params;
   const Tensor& indices = *c.indices;
   const int rp = params.rank();
@@ -232,7 +232,7 @@ Expected<GatherNdPlan> validate_gather_nd(const Case& c) {
   for (int i = fd; i < rp; ++i) out.push_back(params.shape().dim(i));
   p.out_shape = Shape(std::move(out));
   p.out_elements = p.rows * p.slice;
-  GSCHECK_RETURN_IF_ERROR(check_output_budget(params.dtype(), p.out_shape));
+  GSCHECK_RETURN_IF_ERROR(check_output_budget(params.dtype(), p.out_shape, max_bytes));
   p.batch_dims = bd;
   p.depth = static_cast<int>(depth);
   p.rows_per_batch = prod(indices.shape(), bd, ri - 1);
@@ -244,7 +244,7 @@ Expected<GatherNdPlan> validate_gather_nd(const Case& c) {
   return p;
 }
 
-Expected<ScatterPlan> validate_scatter(const Case& c) {
+Expected<ScatterPlan> validate_scatter(const Case& c, int64_t max_bytes) {
   const Tensor& indices = *c.indices;
   const Tensor& updates = *c.updates;
   const int ri = indices.rank();
@@ -383,7 +383,7 @@ Expected<ScatterPlan> validate_scatter(const Case& c) {
     return invalid_argument("slice size is too large for indexing: " + str(p.slice) + " > " +
                             str(max));
   }
-  GSCHECK_RETURN_IF_ERROR(check_output_budget(updates.dtype(), out));
+  GSCHECK_RETURN_IF_ERROR(check_output_budget(updates.dtype(), out, max_bytes));
   p.out_shape = out;
   p.out_elements = out_elements;
   if (out_elements == 0) return p;

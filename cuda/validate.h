@@ -53,15 +53,16 @@ struct ScatterPlan {
   int64_t out_elements = 0;
 };
 
-/// Validate a gather case and compute its plan (errors: TensorFlow's class and text).
-Expected<GatherPlan> validate_gather(const Case& c);
+/// Validate a gather case and compute its plan (errors: TensorFlow's class and text). An output
+/// over max_bytes (the run's --max-bytes) is kResourceExhausted.
+Expected<GatherPlan> validate_gather(const Case& c, int64_t max_bytes = kDefaultMaxCaseBytes);
 /// Validate a gather_nd case (batch_dims included) and compute its plan.
 /// tf.gather_nd's Python-level batch_dims checks (they run before the kernel is looked up);
 /// *batch is prod(params.shape[:batch_dims]), the batch count after TensorFlow's reshape.
 Status check_gather_nd_batch_dims(const Case& c, int64_t* batch);
-Expected<GatherNdPlan> validate_gather_nd(const Case& c);
+Expected<GatherNdPlan> validate_gather_nd(const Case& c, int64_t max_bytes = kDefaultMaxCaseBytes);
 /// Validate a scatter_nd or tensor_scatter_nd_* case and compute its plan.
-Expected<ScatterPlan> validate_scatter(const Case& c);
+Expected<ScatterPlan> validate_scatter(const Case& c, int64_t max_bytes = kDefaultMaxCaseBytes);
 
 /// TensorFlow's text for a position: the multi-index of `flat` in `dims`, "[0,1]"; "" for rank 0.
 std::string position_string(const std::vector<int64_t>& dims, int64_t flat);

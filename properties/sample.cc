@@ -33,7 +33,16 @@ uint64_t mix(uint64_t x) {
 
 }  // namespace
 
-std::vector<Case> sample_cases(const SampleOptions& opts) {
+struct SampleStream::State {
+  rc::Gen<Case> gen;
+  rc::Random random;
+  SampleOptions opts;
+  int next = 0;
+  bool both = false;         // Python and kernel-level cases: a quarter are made kernel-level
+  bool kernel_only = false;  // every case kernel-level
+};
+
+SampleStream::SampleStream(const SampleOptions& opts) {
   Constraints c;
   c.ops = opts.ops;
   c.dtypes = opts.dtypes;
@@ -41,45 +50,54 @@ std::vector<Case> sample_cases(const SampleOptions& opts) {
   c.semantics = opts.semantics;
   c.allow_int16 = false;  // the contract: no index dtypes given means int32 and int64
   if (c.index_dtypes.empty()) c.index_dtypes = {DType::kInt32, DType::kInt64};
-  const rc::Gen<Case> gen = mixed_cases(c, opts.invalid_fraction);
-
   auto wants = [&](Api a) {
     return opts.apis.empty() || std::find(opts.apis.begin(), opts.apis.end(), a) != opts.apis.end();
   };
-  const bool both = wants(Api::kPython) && wants(Api::kKernel);
-  const bool kernel_only = !wants(Api::kPython) && wants(Api::kKernel);
-  std::vector<Case> out;
-  if (opts.count <= 0) return out;
-  out.reserve(static_cast<size_t>(opts.count));
+  s_ = std::make_unique<State>(State{mixed_cases(c, opts.invalid_fraction), rc::Random(opts.seed),
+                                     opts, 0, wants(Api::kPython) && wants(Api::kKernel),
+                                     !wants(Api::kPython) && wants(Api::kKernel)});
+}
+SampleStream::~SampleStream() = default;
+
+std::optional<Case> SampleStream::next() {
+  State& s = *s_;
   // One split per case: case i depends only on (seed, i, size, filters), never on other cases.
-  rc::Random random(opts.seed);
-  const int size = opts.size < 0 ? 0 : opts.size;
-  for (int i = 0; i < opts.count; ++i) {
-    rc::Random case_random = random.split();
+  while (s.next < s.opts.count) {
+    const int i = s.next++;
+    rc::Random case_random = s.random.split();
+    const int size = s.opts.size < 0 ? 0 : s.opts.size;
     // The generators draw no filtered values, so they do not fail; a failure would be a bug in
     // them, and a new split (deterministic too) keeps the sweep going rather than crashing it.
     for (int attempt = 0; attempt < 8; ++attempt) {
       try {
-        Case c_i = gen(case_random, size).value();
-        c_i.name = "sweep/" + std::to_string(opts.seed) + "/" + std::to_string(i) + "/" +
+        Case c_i = s.gen(case_random, size).value();
+        c_i.name = "sweep/" + std::to_string(s.opts.seed) + "/" + std::to_string(i) + "/" +
                    std::string(op_name(c_i.op));
         // Python's batch_dims lowering of gather_nd has no kernel-level twin: it stays Python
         // unless kernel-level cases are all that is asked for.
         const bool kernel =
-            kernel_only ||
-            (both && mix(opts.seed * 0x100000001b3ull + static_cast<uint64_t>(i)) % 4 == 0 &&
+            s.kernel_only ||
+            (s.both && mix(s.opts.seed * 0x100000001b3ull + static_cast<uint64_t>(i)) % 4 == 0 &&
              !(c_i.op == Op::kGatherNd && c_i.batch_dims != 0));
         if (kernel) {
           to_kernel_api(c_i);
           c_i.name += "/kernel";
         }
-        out.push_back(std::move(c_i));
-        break;
+        return c_i;
       } catch (const std::exception&) {
         case_random = case_random.split();
       }
     }
   }
+  return std::nullopt;
+}
+
+std::vector<Case> sample_cases(const SampleOptions& opts) {
+  std::vector<Case> out;
+  if (opts.count <= 0) return out;
+  out.reserve(static_cast<size_t>(opts.count));
+  SampleStream stream(opts);
+  while (auto c = stream.next()) out.push_back(std::move(*c));
   return out;
 }
 

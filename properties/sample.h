@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <vector>
 
 #include "core/case.h"
@@ -31,5 +33,18 @@ void to_kernel_api(Case& c);
 /// Draw opts.count cases deterministically from opts.seed. Case names record the seed and the
 /// position ("sweep/<seed>/<i>/<op>") so any case can be regenerated.
 std::vector<Case> sample_cases(const SampleOptions& opts);
+
+/// The same cases one at a time (a sweep of any length in constant memory).
+class SampleStream {
+ public:
+  explicit SampleStream(const SampleOptions& opts);
+  ~SampleStream();
+  /// The next case; nullopt after opts.count draws.
+  std::optional<Case> next();
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
 
 }  // namespace gscheck::gen

@@ -1,7 +1,9 @@
 // JUnit XML in the shape CI systems (GitLab, Jenkins, GitHub test reporters) read: testsuites >
 // testsuite (one per op) > testcase, with failure / error / skipped children.
+#include <cstdint>
 #include <cstdio>
 #include <map>
+#include <utility>
 
 #include "compare/elements.h"
 #include "reports/report.h"
@@ -9,62 +11,89 @@
 namespace gscheck::reports {
 namespace {
 
-// Length of the valid UTF-8 sequence at s[i], or 0.
-std::size_t utf8_length(std::string_view s, std::size_t i) {
+// The code point of the well-formed UTF-8 sequence at s[i] (shortest form, no surrogates, at
+// most U+10FFFF) and its length; length 0 when the bytes are not one.
+std::pair<uint32_t, std::size_t> utf8_decode(std::string_view s, std::size_t i) {
   const auto c = static_cast<unsigned char>(s[i]);
+  if (c < 0x80) return {c, 1};
   std::size_t n;
-  if (c < 0x80) return 1;
-  if ((c & 0xe0) == 0xc0 && c >= 0xc2)
-    n = 2;
-  else if ((c & 0xf0) == 0xe0)
-    n = 3;
-  else if ((c & 0xf8) == 0xf0 && c <= 0xf4)
-    n = 4;
-  else
-    return 0;
-  if (i + n > s.size()) return 0;
-  for (std::size_t k = 1; k < n; ++k)
-    if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return 0;
-  return n;
+  uint32_t cp;
+  if ((c & 0xe0) == 0xc0) {
+    n = 2, cp = c & 0x1fu;
+  } else if ((c & 0xf0) == 0xe0) {
+    n = 3, cp = c & 0x0fu;
+  } else if ((c & 0xf8) == 0xf0) {
+    n = 4, cp = c & 0x07u;
+  } else {
+    return {0, 0};
+  }
+  if (i + n > s.size()) return {0, 0};
+  for (std::size_t k = 1; k < n; ++k) {
+    const auto cc = static_cast<unsigned char>(s[i + k]);
+    if ((cc & 0xc0) != 0x80) return {0, 0};
+    cp = (cp << 6) | (cc & 0x3fu);
+  }
+  static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < kMin[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return {0, 0};
+  return {cp, n};
 }
 
-// Escape for XML 1.0 text and attributes; bytes XML cannot carry (controls, invalid UTF-8)
-// become the text \xNN.
+// XML 1.0's Char production: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] |
+// [#x10000-#x10FFFF].
+bool xml_char(uint32_t cp) {
+  return cp == 0x9 || cp == 0xa || cp == 0xd || (cp >= 0x20 && cp <= 0xd7ff) ||
+         (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0x10ffff);
+}
+
+}  // namespace
+
+// Escape for XML 1.0 text and attributes. Only characters XML 1.0 allows are emitted: bytes of
+// anything else (controls, U+FFFE/U+FFFF, surrogates, overlong or invalid UTF-8) become the text
+// \xNN, one per byte. A carriage return is a character reference (a parser would turn a literal
+// one into a line feed).
 std::string xml_escape(std::string_view s) {
   std::string out;
   out.reserve(s.size());
   for (std::size_t i = 0; i < s.size();) {
     const auto c = static_cast<unsigned char>(s[i]);
+    const char* ref = nullptr;
     switch (c) {
       case '&':
-        out += "&amp;";
-        ++i;
-        continue;
+        ref = "&amp;";
+        break;
       case '<':
-        out += "&lt;";
-        ++i;
-        continue;
+        ref = "&lt;";
+        break;
       case '>':
-        out += "&gt;";
-        ++i;
-        continue;
+        ref = "&gt;";
+        break;
       case '"':
-        out += "&quot;";
-        ++i;
-        continue;
+        ref = "&quot;";
+        break;
       case '\'':
-        out += "&apos;";
-        ++i;
-        continue;
+        ref = "&apos;";
+        break;
+      case '\r':
+        ref = "&#13;";  // a literal one would be read as a line break
+        break;
       default:
         break;
     }
-    const std::size_t n = utf8_length(s, i);
-    if (n == 0 || (c < 0x20 && c != '\n' && c != '\t')) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
+    if (ref) {
+      out += ref;
       ++i;
+      continue;
+    }
+    const auto [cp, n] = utf8_decode(s, i);
+    if (n == 0 || !xml_char(cp)) {
+      // The whole sequence when it decodes (U+FFFF is EF BF BF: three \xNN), else one byte.
+      const std::size_t bad = n == 0 ? 1 : n;
+      for (std::size_t k = 0; k < bad; ++k) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned char>(s[i + k]));
+        out += buf;
+      }
+      i += bad;
       continue;
     }
     out.append(s.substr(i, n));
@@ -72,6 +101,8 @@ std::string xml_escape(std::string_view s) {
   }
   return out;
 }
+
+namespace {
 
 std::string seconds(double ms) {
   char buf[32];
@@ -99,90 +130,118 @@ std::string failure_text(const CaseResult& r) {
 
 }  // namespace
 
-std::string junit_xml(const Report& r) {
-  std::map<std::string, std::vector<const CaseResult*>> suites;
-  for (const auto& c : r.cases)
-    suites[c.op ? std::string(op_name(*c.op)) : std::string("unparsed")].push_back(&c);
-  const Totals t = totals(r);
-  auto count = [&](Verdict v) -> int64_t {
-    auto it = t.all.find(v);
-    return it == t.all.end() ? 0 : it->second;
-  };
-  std::string x = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  const std::string backend = xml_escape(r.run.backend.name);
-  x += "<testsuites name=\"gscheck " + xml_escape(r.run.command) + " " + backend + "\" tests=\"" +
-       std::to_string(r.cases.size()) + "\" failures=\"" +
-       std::to_string(count(Verdict::kFailed) + count(Verdict::kNondeterministic) +
-                      (r.run.strict ? count(Verdict::kXpass) : 0)) +
-       "\" errors=\"" + std::to_string(count(Verdict::kMistrusted)) + "\" skipped=\"" +
-       std::to_string(count(Verdict::kUnimplemented) + count(Verdict::kSkipped) +
-                      count(Verdict::kXfail)) +
-       "\" time=\"" + seconds(r.run.elapsed_s * 1000) + "\">\n";
-  for (const auto& [op, cases] : suites) {
-    int64_t failures = 0, errors = 0, skipped = 0;
-    double ms = 0;
-    for (const auto* c : cases) {
-      failures += c->verdict == Verdict::kFailed || c->verdict == Verdict::kNondeterministic ||
-                  (r.run.strict && c->verdict == Verdict::kXpass);
-      errors += c->verdict == Verdict::kMistrusted;
-      skipped += c->verdict == Verdict::kUnimplemented || c->verdict == Verdict::kSkipped ||
-                 c->verdict == Verdict::kXfail;
-      ms += c->elapsed_ms;
-    }
-    x += "  <testsuite name=\"" + backend + "." + xml_escape(op) + "\" tests=\"" +
-         std::to_string(cases.size()) + "\" failures=\"" + std::to_string(failures) +
-         "\" errors=\"" + std::to_string(errors) + "\" skipped=\"" + std::to_string(skipped) +
-         "\" time=\"" + seconds(ms) + "\" timestamp=\"" + xml_escape(r.run.started_at) + "\">\n";
-    for (const auto* c : cases) {
-      x += "    <testcase classname=\"gscheck." + backend + "." + xml_escape(op) + "\" name=\"" +
-           xml_escape(c->name) + "\"" +
-           (c->file.empty() ? "" : " file=\"" + xml_escape(c->file) + "\"") + " time=\"" +
-           seconds(c->elapsed_ms) + "\"";
-      const std::string message = xml_escape(c->reason);
-      switch (c->verdict) {
-        case Verdict::kPassed:
-          x += "/>\n";
-          continue;
-        case Verdict::kFailed:
-        case Verdict::kNondeterministic:
-          x += ">\n      <failure message=\"" + message + "\" type=\"" +
-               std::string(verdict_name(c->verdict)) + "\">" + xml_escape(failure_text(*c)) +
-               "</failure>\n";
-          break;
-        case Verdict::kMistrusted:
-          x += ">\n      <error message=\"" + message + "\" type=\"MISTRUSTED\">" +
-               xml_escape(failure_text(*c)) + "</error>\n";
-          break;
-        case Verdict::kUnimplemented:
-        case Verdict::kSkipped:
-          x += ">\n      <skipped message=\"" + std::string(verdict_name(c->verdict)) + ": " +
-               message + "\"/>\n";
-          break;
-        case Verdict::kXfail:  // a declared failure: JUnit's "skipped" keeps CI green
-          x += ">\n      <skipped message=\"XFAIL: " +
-               xml_escape(c->known ? c->known->reason + " (" + c->known->link + ")" : c->reason) +
-               "\"/>\n      <system-out>" + xml_escape(failure_text(*c)) + "</system-out>\n";
-          break;
-        case Verdict::kXpass: {
-          const std::string why =
-              "XPASS: known to fail (" +
-              (c->known ? c->known->reason + ", " + c->known->link : std::string()) +
-              ") but passed";
-          if (r.run.strict) {
-            x += ">\n      <failure message=\"" + xml_escape(why) + "\" type=\"XPASS\">" +
-                 xml_escape(why) + "</failure>\n";
-          } else {
-            x += ">\n      <system-out>" + xml_escape(why) + "</system-out>\n";
-          }
-          break;
-        }
+std::string suite_name(const CaseResult& c) {
+  return c.op ? std::string(op_name(*c.op)) : std::string("unparsed");
+}
+
+void JunitSuite::add(const CaseResult& c, bool strict) {
+  ++tests;
+  failures += c.verdict == Verdict::kFailed || c.verdict == Verdict::kNondeterministic ||
+              (strict && c.verdict == Verdict::kXpass);
+  errors += c.verdict == Verdict::kMistrusted;
+  skipped += c.verdict == Verdict::kUnimplemented || c.verdict == Verdict::kSkipped ||
+             c.verdict == Verdict::kXfail;
+  ms += c.elapsed_ms;
+}
+
+std::string junit_testcase(const CaseResult& c, const std::string& backend, bool strict) {
+  const std::string op = xml_escape(suite_name(c));
+  const std::string b = xml_escape(backend);
+  std::string x = "    <testcase classname=\"gscheck." + b + "." + op + "\" name=\"" +
+                  xml_escape(c.name) + "\"" +
+                  (c.file.empty() ? "" : " file=\"" + xml_escape(c.file) + "\"") + " time=\"" +
+                  seconds(c.elapsed_ms) + "\"";
+  const std::string message = xml_escape(c.reason);
+  switch (c.verdict) {
+    case Verdict::kPassed:
+      return x + "/>\n";
+    case Verdict::kFailed:
+    case Verdict::kNondeterministic:
+      x += ">\n      <failure message=\"" + message + "\" type=\"" +
+           std::string(verdict_name(c.verdict)) + "\">" + xml_escape(failure_text(c)) +
+           "</failure>\n";
+      break;
+    case Verdict::kMistrusted:
+      x += ">\n      <error message=\"" + message + "\" type=\"MISTRUSTED\">" +
+           xml_escape(failure_text(c)) + "</error>\n";
+      break;
+    case Verdict::kUnimplemented:
+    case Verdict::kSkipped:
+      x += ">\n      <skipped message=\"" + std::string(verdict_name(c.verdict)) + ": " + message +
+           "\"/>\n";
+      break;
+    case Verdict::kXfail:  // a declared failure: JUnit's "skipped" keeps CI green
+      x += ">\n      <skipped message=\"XFAIL: " +
+           xml_escape(c.known ? c.known->reason + " (" + c.known->link + ")" : c.reason) +
+           "\"/>\n      <system-out>" + xml_escape(failure_text(c)) + "</system-out>\n";
+      break;
+    case Verdict::kXpass: {
+      const std::string why = "XPASS: known to fail (" +
+                              (c.known ? c.known->reason + ", " + c.known->link : std::string()) +
+                              ") but passed";
+      if (strict) {
+        x += ">\n      <failure message=\"" + xml_escape(why) + "\" type=\"XPASS\">" +
+             xml_escape(why) + "</failure>\n";
+      } else {
+        x += ">\n      <system-out>" + xml_escape(why) + "</system-out>\n";
       }
-      x += "    </testcase>\n";
+      break;
     }
-    x += "  </testsuite>\n";
   }
-  x += "</testsuites>\n";
-  return x;
+  return x + "    </testcase>\n";
+}
+
+std::string junit_head(const RunInfo& run, const std::map<std::string, JunitSuite>& suites) {
+  JunitSuite all;
+  for (const auto& [name, s] : suites) {
+    all.tests += s.tests;
+    all.failures += s.failures;
+    all.errors += s.errors;
+    all.skipped += s.skipped;
+  }
+  if (!run.interrupted.empty()) ++all.tests, ++all.errors;  // the "run" testcase below
+  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"gscheck " +
+         xml_escape(run.command) + " " + xml_escape(run.backend.name) + "\" tests=\"" +
+         std::to_string(all.tests) + "\" failures=\"" + std::to_string(all.failures) +
+         "\" errors=\"" + std::to_string(all.errors) + "\" skipped=\"" +
+         std::to_string(all.skipped) + "\" time=\"" + seconds(run.elapsed_s * 1000) + "\">\n";
+}
+
+std::string junit_suite_open(const RunInfo& run, const std::string& name, const JunitSuite& s) {
+  return "  <testsuite name=\"" + xml_escape(run.backend.name) + "." + xml_escape(name) +
+         "\" tests=\"" + std::to_string(s.tests) + "\" failures=\"" + std::to_string(s.failures) +
+         "\" errors=\"" + std::to_string(s.errors) + "\" skipped=\"" + std::to_string(s.skipped) +
+         "\" time=\"" + seconds(s.ms) + "\" timestamp=\"" + xml_escape(run.started_at) + "\">\n";
+}
+
+std::string junit_tail(const RunInfo& run) {
+  std::string x;
+  if (!run.interrupted.empty()) {
+    // An unfinished run fails in CI: one error testcase says why and what the report holds.
+    const std::string b = xml_escape(run.backend.name);
+    const std::string why = xml_escape("interrupted: " + run.interrupted);
+    x += "  <testsuite name=\"" + b + ".run\" tests=\"1\" failures=\"0\" errors=\"1\" " +
+         "skipped=\"0\" time=\"0.000000\" timestamp=\"" + xml_escape(run.started_at) + "\">\n" +
+         "    <testcase classname=\"gscheck." + b +
+         ".run\" name=\"run finished\" time=\"0.000000\">\n" + "      <error message=\"" + why +
+         "\" type=\"INTERRUPTED\">" + why +
+         "; the report holds the cases that ran before</error>\n    </testcase>\n  </testsuite>\n";
+  }
+  return x + "</testsuites>\n";
+}
+
+std::string junit_xml(const Report& r) {
+  std::map<std::string, JunitSuite> suites;
+  std::map<std::string, std::string> bodies;
+  for (const auto& c : r.cases) {
+    const std::string name = suite_name(c);
+    suites[name].add(c, r.run.strict);
+    bodies[name] += junit_testcase(c, r.run.backend.name, r.run.strict);
+  }
+  std::string x = junit_head(r.run, suites);
+  for (const auto& [name, s] : suites)
+    x += junit_suite_open(r.run, name, s) + bodies[name] + "  </testsuite>\n";
+  return x + junit_tail(r.run);
 }
 
 }  // namespace gscheck::reports

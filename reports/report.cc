@@ -8,6 +8,9 @@
 #include <fstream>
 #include <tuple>
 
+#include "core/message_regex.h"
+#include "reports/atomic_file.h"
+
 #ifndef GSCHECK_VERSION
 #define GSCHECK_VERSION "unknown"
 #endif
@@ -82,9 +85,9 @@ json case_to_json(const CaseResult& r) {
   return j;
 }
 
-json matrix_to_json(const Report& r) {
+json matrix_to_json(const RunTally& t) {
   json rows = json::array();
-  for (const MatrixRow& m : capability_matrix(r)) {
+  for (const MatrixRow& m : t.matrix()) {
     auto dt = [](const std::optional<DType>& d) {
       return d ? json(std::string(dtype_name(*d))) : json(nullptr);
     };
@@ -109,19 +112,11 @@ int64_t count_of(const std::map<Verdict, int64_t>& counts, Verdict v) {
 }
 
 Status write_text(const std::string& path, const std::string& text) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const fs::path parent = fs::path(path).parent_path();
-  if (!parent.empty()) fs::create_directories(parent, ec);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return Error{ErrorClass::kInternal, path + ": cannot open for writing"};
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  out.close();
-  if (!out) return Error{ErrorClass::kInternal, path + ": write failed"};
-  return {};
+  return write_file_atomically(path, text);
 }
-
 }  // namespace
+
+json case_result_to_json(const CaseResult& r) { return case_to_json(r); }
 
 std::string_view verdict_name(Verdict v) { return kVerdictNames[static_cast<std::size_t>(v)]; }
 
@@ -163,7 +158,9 @@ void describe_case(const Case& c, CaseResult& r) {
 
 std::string outcome_summary(const Outcome& o) {
   if (o.ok()) return std::string(dtype_name(o->dtype())) + " " + o->shape().to_string();
-  return "error " + std::string(error_class_name(o.error().cls)) + ": " + o.error().message;
+  // A message can quote a whole input (a 100 KB policy): one line of a report stays readable.
+  return "error " + std::string(error_class_name(o.error().cls)) + ": " +
+         excerpt(o.error().message, 2000);
 }
 
 int64_t Totals::failures(bool strict) const {
@@ -173,14 +170,34 @@ int64_t Totals::failures(bool strict) const {
   return n;
 }
 
-Totals totals(const Report& r) {
-  Totals t;
-  for (const auto& c : r.cases) {
-    ++t.all[c.verdict];
-    ++t.per_op[c.op ? std::string(op_name(*c.op)) : std::string()][c.verdict];
-  }
+void RunTally::add(const CaseResult& c) {
+  ++cases_;
+  ++totals_.all[c.verdict];
+  ++totals_.per_op[c.op ? std::string(op_name(*c.op)) : std::string()][c.verdict];
+  // Sort key: parsed before unparsed, then the enums' declaration order, then the policy text.
+  auto rank = [](auto v) { return v ? static_cast<int>(*v) : -1; };
+  const std::optional<DType> dt = data_dtype(c), it = index_dtype(c);
+  const std::string policy(matrix_policy(c.bad_indices_policy));
+  const Key key{!c.op.has_value(), rank(c.op), rank(dt), rank(it), policy};
+  auto [pos, inserted] = rows_.try_emplace(key);
+  if (inserted) pos->second = MatrixRow{c.op, dt, it, policy, {}};
+  ++pos->second.counts[c.verdict];
+}
+
+std::vector<MatrixRow> RunTally::matrix() const {
+  std::vector<MatrixRow> out;
+  out.reserve(rows_.size());
+  for (const auto& [key, row] : rows_) out.push_back(row);
+  return out;
+}
+
+RunTally tally(const Report& r) {
+  RunTally t;
+  for (const auto& c : r.cases) t.add(c);
   return t;
 }
+
+Totals totals(const Report& r) { return tally(r).totals(); }
 
 std::string_view matrix_policy(std::string_view bad_indices_policy) {
   for (std::string_view known : {"", "DEFAULT", "ERROR", "IGNORE"})
@@ -188,33 +205,18 @@ std::string_view matrix_policy(std::string_view bad_indices_policy) {
   return "other";
 }
 
-std::vector<MatrixRow> capability_matrix(const Report& r) {
-  // Sort key: parsed before unparsed, then the enums' declaration order, then the policy text.
-  using Key = std::tuple<bool, int, int, int, std::string>;
-  auto rank = [](auto v) { return v ? static_cast<int>(*v) : -1; };
-  std::map<Key, MatrixRow> rows;
-  for (const auto& c : r.cases) {
-    const std::optional<DType> dt = data_dtype(c), it = index_dtype(c);
-    const std::string policy(matrix_policy(c.bad_indices_policy));
-    const Key key{!c.op.has_value(), rank(c.op), rank(dt), rank(it), policy};
-    auto [pos, inserted] = rows.try_emplace(key);
-    if (inserted) pos->second = MatrixRow{c.op, dt, it, policy, {}};
-    ++pos->second.counts[c.verdict];
-  }
-  std::vector<MatrixRow> out;
-  out.reserve(rows.size());
-  for (auto& [key, row] : rows) out.push_back(std::move(row));
-  return out;
-}
+std::vector<MatrixRow> capability_matrix(const Report& r) { return tally(r).matrix(); }
 
-std::string matrix_table(const Report& r) {
+std::string matrix_table(const Report& r) { return matrix_table(tally(r)); }
+
+std::string matrix_table(const RunTally& t) {
   std::string out;
   char line[256];
   std::snprintf(line, sizeof line, "%-26s %-10s %-6s %-8s %7s %7s %10s %13s %16s %7s %5s %5s\n",
                 "op", "dtype", "index", "policy", "passed", "failed", "mistrusted", "unimplemented",
                 "nondeterministic", "skipped", "xfail", "xpass");
   out += line;
-  for (const MatrixRow& m : capability_matrix(r)) {
+  for (const MatrixRow& m : t.matrix()) {
     auto dt = [](const std::optional<DType>& d) {
       return d ? std::string(dtype_name(*d)) : std::string("-");
     };
@@ -244,30 +246,28 @@ std::string utc_now() {
   return buf;
 }
 
-json report_to_json(const Report& r) {
-  const Capabilities& caps = r.run.backend;
-  const Totals t = totals(r);
+json report_head_json(const RunInfo& run, const RunTally& tally) {
+  const Capabilities& caps = run.backend;
+  const Totals& t = tally.totals();
   json per_op = json::object();
   for (const auto& [op, counts] : t.per_op)
     per_op[op.empty() ? "unparsed" : op] = verdict_counts(counts);
   json totals_json = verdict_counts(t.all);
-  totals_json["cases"] = static_cast<int64_t>(r.cases.size());
-  json cases = json::array();
-  for (const auto& c : r.cases) cases.push_back(case_to_json(c));
+  totals_json["cases"] = tally.cases();
   return {
       {"gscheck_report", 1},
       {"tool",
        {{"name", "gscheck"},
         {"version", std::string(tool_version())},
         {"git_commit", git_commit().empty() ? json(nullptr) : json(std::string(git_commit()))}}},
-      {"command", r.run.command},
-      {"argv", r.run.argv},
-      {"started_at", r.run.started_at},
-      {"elapsed_s", r.run.elapsed_s},
-      {"known_failures", r.run.known_failures.empty() ? json(nullptr) : json(r.run.known_failures)},
-      {"strict", r.run.strict},
-      {"seed", r.run.seed ? json(*r.run.seed) : json(nullptr)},
-      {"sweep", r.run.sweep},
+      {"command", run.command},
+      {"argv", run.argv},
+      {"started_at", run.started_at},
+      {"elapsed_s", run.elapsed_s},
+      {"known_failures", run.known_failures.empty() ? json(nullptr) : json(run.known_failures)},
+      {"strict", run.strict},
+      {"seed", run.seed ? json(*run.seed) : json(nullptr)},
+      {"sweep", run.sweep},
       {"backend",
        {{"name", caps.name},
         {"ops", names(caps.ops, op_name)},
@@ -281,13 +281,24 @@ json report_to_json(const Report& r) {
         {"accumulates_half_in_float", caps.accumulates_half_in_float}}},
       {"totals", std::move(totals_json)},
       {"per_op", std::move(per_op)},
-      {"matrix", matrix_to_json(r)},
-      {"cases", std::move(cases)},
+      {"matrix", matrix_to_json(tally)},
+      {"interrupted", run.interrupted.empty() ? json(nullptr) : json(run.interrupted)},
+      {"cases", json::array()},
   };
 }
 
-std::string summary_table(const Report& r) {
-  const Totals t = totals(r);
+json report_to_json(const Report& r) {
+  json j = report_head_json(r.run, tally(r));
+  json cases = json::array();
+  for (const auto& c : r.cases) cases.push_back(case_to_json(c));
+  j["cases"] = std::move(cases);
+  return j;
+}
+
+std::string summary_table(const Report& r) { return summary_table(tally(r)); }
+
+std::string summary_table(const RunTally& tally) {
+  const Totals& t = tally.totals();
   std::string out;
   char line[192];
   std::snprintf(line, sizeof line, "%-26s %8s %8s %10s %13s %16s %8s %6s %6s\n", "op", "passed",

@@ -4,10 +4,12 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "backends/backend.h"
@@ -105,6 +107,9 @@ struct RunInfo {
   double elapsed_s = 0;
   std::string known_failures;  ///< the --known-failures file ("" when none)
   bool strict = false;         ///< --strict: XPASS fails the run
+  /// Why the run stopped before its end ("SIGINT", "SIGTERM", "the run has not finished", a case
+  /// over its time limit); "" when it ran to the end. The report then holds what ran.
+  std::string interrupted;
 };
 
 struct Report {
@@ -138,6 +143,25 @@ std::vector<MatrixRow> capability_matrix(const Report& r);
 /// The matrix as a text table, one line per row.
 std::string matrix_table(const Report& r);
 
+/// What the totals, the summary table and the capability matrix need of a run, added case by
+/// case: memory per distinct (op, verdict) and matrix row, not per case.
+class RunTally {
+ public:
+  void add(const CaseResult& r);
+  int64_t cases() const { return cases_; }
+  const Totals& totals() const { return totals_; }
+  std::vector<MatrixRow> matrix() const;
+
+ private:
+  using Key = std::tuple<bool, int, int, int, std::string>;
+  int64_t cases_ = 0;
+  Totals totals_;
+  std::map<Key, MatrixRow> rows_;
+};
+RunTally tally(const Report& r);
+std::string summary_table(const RunTally& t);
+std::string matrix_table(const RunTally& t);
+
 /// "0.1.0"; the git commit this build was configured from, or "" when unknown.
 std::string_view tool_version();
 std::string_view git_commit();
@@ -146,14 +170,63 @@ std::string utc_now();
 
 /// The JSON report (reports/report.schema.json).
 nlohmann::json report_to_json(const Report& r);
+/// Its parts: everything but the cases ("cases" is an empty array), and one case's object.
+nlohmann::json report_head_json(const RunInfo& run, const RunTally& tally);
+nlohmann::json case_result_to_json(const CaseResult& r);
+/// Text escaped for XML 1.0 (text and attribute values): markup characters and CR as references;
+/// anything XML 1.0 cannot carry (controls, U+FFFE, U+FFFF, surrogates, invalid or overlong UTF-8)
+/// as the text \xNN per byte.
+std::string xml_escape(std::string_view s);
+/// The pieces of JUnit XML, for writers that stream (ReportStream): a suite's counts, a
+/// testcase element, the document head (totals over the suites), a suite's opening tag, the tail
+/// (an error testcase when the run was interrupted).
+struct JunitSuite {
+  int64_t tests = 0, failures = 0, errors = 0, skipped = 0;
+  double ms = 0;
+  void add(const CaseResult& c, bool strict);
+};
+std::string suite_name(const CaseResult& c);  ///< the op's name, "unparsed" without one
+std::string junit_testcase(const CaseResult& c, const std::string& backend, bool strict);
+std::string junit_head(const RunInfo& run, const std::map<std::string, JunitSuite>& suites);
+std::string junit_suite_open(const RunInfo& run, const std::string& name, const JunitSuite& s);
+std::string junit_tail(const RunInfo& run);
 /// JUnit XML: one testsuite per op, one testcase per case.
 std::string junit_xml(const Report& r);
 /// The text summary: one row per op with counts per verdict, then the totals.
 std::string summary_table(const Report& r);
 
 /// Write a report to a file (kInternal when the file cannot be written; parent directories are
-/// created).
+/// created). Written atomically (reports/atomic_file.h); errors name the errno.
 Status write_json_report(const std::string& path, const Report& r);
 Status write_junit(const std::string& path, const Report& r);
+
+/// A run's reports written as the cases come: each case result goes to spool files next to the
+/// report paths at once (memory stays flat however many cases run), and the JSON report and
+/// JUnit XML are rewritten atomically from the spools at finish(). At open() both files are
+/// written already, marked interrupted ("the run has not finished"): a run killed at any point
+/// leaves its own report, never the previous run's as if current. Thread-safe: a signal or
+/// time-limit thread may finish() while the run is adding cases.
+class ReportStream {
+ public:
+  /// json_path / junit_path: "" for none. Errors name the path and the errno.
+  static Expected<std::unique_ptr<ReportStream>> open(RunInfo run, std::string json_path,
+                                                      std::string junit_path);
+  ~ReportStream();
+  ReportStream(const ReportStream&) = delete;
+  ReportStream& operator=(const ReportStream&) = delete;
+
+  /// Append a case result (after finish(), results are ignored).
+  Status add(const CaseResult& r);
+  /// A copy of the counts so far.
+  RunTally tally() const;
+  /// Write the final files: run.elapsed_s and run.interrupted ("" when the run completed) as
+  /// given. Only the first call writes; later ones return its status.
+  Status finish(double elapsed_s, const std::string& interrupted);
+
+ private:
+  struct State;
+  explicit ReportStream(std::unique_ptr<State> s);
+  std::unique_ptr<State> s_;
+};
 
 }  // namespace gscheck::reports

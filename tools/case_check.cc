@@ -6,6 +6,7 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
+#include <new>
 #include <optional>
 
 #include "backends/reference_backend.h"
@@ -98,18 +99,57 @@ std::string shell_quote(const std::string& s) {
 
 Expected<std::unique_ptr<Backend>> make_named_backend(const std::string& name, int64_t max_bytes,
                                                       PluginOptions plugin) {
-  if (name == "reference") return make_reference_backend(max_bytes);
   if (name.starts_with("plugin:") && name.size() > 7) {
     plugin.max_output_bytes = max_bytes;
     return make_plugin_backend(name.substr(7), plugin);
   }
-  return make_backend(name);
+  return make_backend(name, max_bytes);  // every backend gets the budget
 }
 
 CaseChecker::CaseChecker(Backend& backend, Backend* reference, CheckOptions opts)
     : backend_(backend), reference_(reference), opts_(std::move(opts)) {}
 
+namespace {
+
+// A result for a case that ran out of memory (std::bad_alloc anywhere in checking it): a memory
+// budget is not a wrong answer, so SKIPPED, with resource_exhausted as the outcome.
+CaseResult out_of_memory(CaseResult r, const std::string& where) {
+  r.verdict = Verdict::kSkipped;
+  r.outcome = "error resource_exhausted: out of memory (std::bad_alloc) " + where;
+  r.reason = "out of memory (std::bad_alloc) " + where + "; try a smaller --max-bytes";
+  r.checks.clear();
+  return r;
+}
+
+}  // namespace
+
 CaseResult CaseChecker::check_file(const std::string& path) {
+  try {
+    return check_file_unguarded(path);
+  } catch (const std::bad_alloc&) {
+    CaseResult r;
+    r.name = path;
+    r.file = path;
+    r.backend = backend_.capabilities().name;
+    r.repro = "gscheck eval --backend " + shell_quote(r.backend) + " " + shell_quote(path);
+    return out_of_memory(std::move(r), "while loading or checking " + path);
+  }
+}
+
+CaseResult CaseChecker::check_case(const CaseFile& f, const std::string& file) {
+  try {
+    return check_case_unguarded(f, file);
+  } catch (const std::bad_alloc&) {
+    CaseResult r;
+    reports::describe_case(f.c, r);
+    r.file = file;
+    r.backend = backend_.capabilities().name;
+    r.repro = file.empty() ? opts_.sweep_repro : "gscheck eval " + shell_quote(file);
+    return out_of_memory(std::move(r), "while checking the case");
+  }
+}
+
+CaseResult CaseChecker::check_file_unguarded(const std::string& path) {
   auto f = load_case_file(path, opts_.max_bytes);
   if (f.ok()) return check_case(*f, path);
   CaseResult r;
@@ -124,7 +164,7 @@ CaseResult CaseChecker::check_file(const std::string& path) {
   return r;
 }
 
-CaseResult CaseChecker::check_case(const CaseFile& f, const std::string& file) {
+CaseResult CaseChecker::check_case_unguarded(const CaseFile& f, const std::string& file) {
   CaseResult r = grade(f, file);
   if (opts_.known_failures) reports::apply_known_failures(*opts_.known_failures, r);
   return r;
@@ -154,6 +194,9 @@ CaseResult CaseChecker::grade(const CaseFile& f, const std::string& file) {
     ++r.runs;
     try {
       return backend_.run(c);
+    } catch (const std::bad_alloc&) {
+      return Error{ErrorClass::kResourceExhausted,
+                   "the backend ran out of memory (std::bad_alloc)"};
     } catch (const std::exception& e) {
       return Error{ErrorClass::kInternal,
                    std::string("the backend threw an exception: ") + e.what()};
@@ -207,7 +250,12 @@ CaseResult CaseChecker::grade(const CaseFile& f, const std::string& file) {
   std::string mistrust;
   std::optional<Outcome> want;
   if (reference_ && reference_ != &backend_) {
-    want = reference_->run(c);
+    try {
+      want = reference_->run(c);
+    } catch (const std::bad_alloc&) {
+      want =
+          Error{ErrorClass::kResourceExhausted, "the reference ran out of memory (std::bad_alloc)"};
+    }
     const bool got_refused = !got.ok() && got.error().cls == ErrorClass::kResourceExhausted;
     if (!want->ok() && want->error().cls == ErrorClass::kResourceExhausted && !got_refused) {
       // The reference cannot grade the case, but its expect block and a crash still can.
@@ -329,20 +377,28 @@ std::string result_text(const CaseResult& r) {
   return s;
 }
 
-int finish_run(reports::Report& report, const std::string& report_path,
-               const std::string& junit_path, bool table, bool matrix) {
-  const bool strict = report.run.strict;
-  if (matrix) std::fputs(reports::matrix_table(report).c_str(), stdout);
-  if (table) std::fputs(reports::summary_table(report).c_str(), stdout);
-  const reports::Totals t = reports::totals(report);
-  std::string line = std::to_string(report.cases.size()) + " cases:";
+namespace {
+
+// The tables and the totals line; the exit status the counts give (0, or 1 on a failure).
+int print_totals(const reports::RunTally& tally, bool strict, bool table, bool matrix) {
+  if (matrix) std::fputs(reports::matrix_table(tally).c_str(), stdout);
+  if (table) std::fputs(reports::summary_table(tally).c_str(), stdout);
+  const reports::Totals& t = tally.totals();
+  std::string line = std::to_string(tally.cases()) + " cases:";
   for (Verdict v : reports::kAllVerdicts) {
     auto it = t.all.find(v);
     if (it != t.all.end())
       line += " " + std::to_string(it->second) + " " + std::string(reports::verdict_name(v));
   }
   std::printf("%s\n", line.c_str());
-  int status = t.failures(strict) > 0 ? 1 : 0;
+  return t.failures(strict) > 0 ? 1 : 0;
+}
+
+}  // namespace
+
+int finish_run(reports::Report& report, const std::string& report_path,
+               const std::string& junit_path, bool table, bool matrix) {
+  int status = print_totals(reports::tally(report), report.run.strict, table, matrix);
   if (!report_path.empty()) {
     if (Status st = reports::write_json_report(report_path, report); !st.ok()) {
       std::fprintf(stderr, "gscheck: %s\n", st.error().message.c_str());
@@ -354,6 +410,17 @@ int finish_run(reports::Report& report, const std::string& report_path,
       std::fprintf(stderr, "gscheck: %s\n", st.error().message.c_str());
       status = 3;
     }
+  }
+  std::fflush(stdout);
+  return status;
+}
+
+int finish_stream(reports::ReportStream& stream, double elapsed_s, bool strict, bool table,
+                  bool matrix) {
+  int status = print_totals(stream.tally(), strict, table, matrix);
+  if (Status st = stream.finish(elapsed_s, ""); !st.ok()) {
+    std::fprintf(stderr, "gscheck: %s\n", st.error().message.c_str());
+    status = 3;
   }
   std::fflush(stdout);
   return status;

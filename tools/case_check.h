@@ -42,12 +42,15 @@ class CaseChecker {
  public:
   CaseChecker(Backend& backend, Backend* reference, CheckOptions opts);
 
-  /// Load and check one case file; a malformed file is FAILED, one over the budget SKIPPED.
+  /// Load and check one case file; a malformed file is FAILED, one over the budget SKIPPED (as
+  /// is any case that runs out of memory: std::bad_alloc never ends the run).
   reports::CaseResult check_file(const std::string& path);
   /// Check a case; file is "" for generated cases. Known failures are applied.
   reports::CaseResult check_case(const CaseFile& f, const std::string& file);
 
  private:
+  reports::CaseResult check_file_unguarded(const std::string& path);
+  reports::CaseResult check_case_unguarded(const CaseFile& f, const std::string& file);
   reports::CaseResult grade(const CaseFile& f, const std::string& file);
 
   Backend& backend_;
@@ -65,6 +68,11 @@ std::string result_text(const reports::CaseResult& r);
 /// With matrix set, the capability matrix (reports::matrix_table) is printed too.
 int finish_run(reports::Report& report, const std::string& report_path,
                const std::string& junit_path, bool table, bool matrix = false);
+
+/// finish_run for a streamed run: the same output, the reports written from the stream's spools
+/// (complete, not interrupted); strict as in report.run.strict.
+int finish_stream(reports::ReportStream& stream, double elapsed_s, bool strict, bool table,
+                  bool matrix);
 
 /// A word quoted for POSIX shells when it needs it.
 std::string shell_quote(const std::string& s);

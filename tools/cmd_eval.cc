@@ -1,6 +1,7 @@
 // `gscheck eval`: run case files on a backend and check them against their expect blocks (and,
 // for a backend other than the reference, against the reference's outcome).
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <optional>
 
@@ -24,7 +25,8 @@ constexpr const char* kUsage =
     "  --backend NAME   backend to check (default: reference; see gscheck list-backends)\n"
     "  --report FILE    write the JSON report (docs/report_format.md)\n"
     "  --junit FILE     write JUnit XML\n"
-    "  --max-bytes N    memory budget for one case's tensors (default 4294967296)\n"
+    "  --max-bytes N    memory budget for one case's tensors, given to every backend (default\n"
+    "                   4294967296); case files larger than it are SKIPPED unread\n"
     "  --repeat K       run each case K times (default 2 for plugin:PATH backends, else 1): a\n"
     "                   backend declaring itself deterministic must give bit-identical outcomes\n"
     "                   (else NONDETERMINISTIC), any other must pass on every run (else FAILED)\n"
@@ -39,6 +41,7 @@ constexpr const char* kUsage =
 }  // namespace
 
 int cmd_eval(const std::vector<std::string>& args) {
+  std::signal(SIGPIPE, SIG_IGN);  // a closed stdout (`| head`) must not kill it before its report
   std::vector<OptionSpec> specs = {
       {"--backend", true},   {"--report", true},         {"--junit", true},
       {"--max-bytes", true}, {"--repeat", true},         {"--matrix", false},

@@ -12,6 +12,7 @@
 #include "tools/cli_args.h"
 #include "tools/commands.h"
 #include "tools/plugin_flags.h"
+#include "tools/run_guard.h"
 
 #if defined(GSCHECK_HAVE_GENERATORS)
 #include "properties/sample.h"
@@ -28,8 +29,8 @@ constexpr int64_t kDefaultSweep = 5000;  // small cases: about a second on one c
 
 constexpr const char* kUsage =
     "usage: gscheck run [--backend NAME] [--sweep N] [--seed S] [--size K] [--report FILE]\n"
-    "                   [--junit FILE] [--max-bytes N] [--repeat K] [--matrix] [--verbose]\n"
-    "                   [--jobs N] [--timeout S] [--isolate worker|call]\n"
+    "                   [--junit FILE] [--max-bytes N] [--repeat K] [--case-timeout S]\n"
+    "                   [--matrix] [--verbose] [--jobs N] [--timeout S] [--isolate worker|call]\n"
     "                   [--known-failures FILE] [--strict] [PATHS...]\n"
     "  Checks a backend: every case file in PATHS (default: corpus/golden and corpus/regressions\n"
     "  of the source tree) against its expect block and against the reference's outcome, then N\n"
@@ -43,10 +44,13 @@ constexpr const char* kUsage =
     "  --report FILE    write the JSON report; failing random cases are saved as case files in\n"
     "                   failed_cases/ next to it\n"
     "  --junit FILE     write JUnit XML\n"
-    "  --max-bytes N    memory budget for one case's tensors (default 4294967296)\n"
+    "  --max-bytes N    memory budget for one case's tensors, given to every backend (default\n"
+    "                   4294967296); case files larger than it are SKIPPED unread\n"
     "  --repeat K       run each case K times (default 2 for plugin:PATH backends, else 1): a\n"
     "                   backend declaring itself deterministic must give bit-identical outcomes\n"
     "                   (else NONDETERMINISTIC), any other must pass on every run (else FAILED)\n"
+    "  --case-timeout S wall-clock limit per case in seconds (default 600; 0 for none): a case\n"
+    "                   past it is FAILED and the run ends there, its report marked interrupted\n"
     "  --matrix         also print the capability matrix: verdict counts per op x dtype x index\n"
     "                   dtype x bad_indices_policy (always printed for plugin:PATH backends)\n"
     "  --verbose        print a line for every case (default: only the "
@@ -56,7 +60,10 @@ constexpr const char* kUsage =
     "                   failure of the run), a selected case that passes is XPASS\n"
     "  --strict         an XPASS fails the run too\n"
     "  Exit status: 0 no case failed, 1 a case FAILED, was MISTRUSTED or NONDETERMINISTIC (or\n"
-    "  XPASS with --strict), 2 bad command line, 3 a report could not be written.\n";
+    "  XPASS with --strict), 2 bad command line, 3 a report could not be written, 128+N stopped\n"
+    "  by signal N (SIGINT, SIGTERM, SIGHUP). The reports are written atomically; a stopped run\n"
+    "  writes what ran, marked \"interrupted\"; a run that is killed leaves a report marked as\n"
+    "  not finished.\n";
 
 int usage_error(const std::string& message) {
   std::fprintf(stderr, "gscheck run: %s\n%s", message.c_str(), kUsage);
@@ -81,10 +88,13 @@ std::vector<std::string> default_paths() {
 }  // namespace
 
 int cmd_run(const std::vector<std::string>& args) {
+  block_run_signals();  // before any backend starts threads: only the RunGuard thread takes them
   std::vector<OptionSpec> specs = {
-      {"--backend", true}, {"--sweep", true},    {"--seed", true},           {"--size", true},
-      {"--report", true},  {"--junit", true},    {"--max-bytes", true},      {"--repeat", true},
-      {"--matrix", false}, {"--verbose", false}, {"--known-failures", true}, {"--strict", false}};
+      {"--backend", true},   {"--sweep", true},    {"--seed", true},
+      {"--size", true},      {"--report", true},   {"--junit", true},
+      {"--max-bytes", true}, {"--repeat", true},   {"--case-timeout", true},
+      {"--matrix", false},   {"--verbose", false}, {"--known-failures", true},
+      {"--strict", false}};
   for (auto& spec : plugin_option_specs()) specs.push_back(spec);
   auto line = parse_command_line(args, specs, "gscheck run", kUsage);
   if (!line.args) return line.exit_status;
@@ -100,6 +110,12 @@ int cmd_run(const std::vector<std::string>& args) {
       if (!n.ok()) return usage_error(n.error().message);
       *target = *n;
     }
+  }
+  double case_timeout = 600;
+  if (auto v = parsed.value("--case-timeout")) {
+    auto n = parse_int_option("--case-timeout", *v, 0, 86400 * 7);
+    if (!n.ok()) return usage_error(n.error().message);
+    case_timeout = static_cast<double>(*n);
   }
   if (auto v = parsed.value("--seed")) {
     auto n = parse_int_option("--seed", *v, 0, INT64_MAX);
@@ -163,27 +179,69 @@ int cmd_run(const std::vector<std::string>& args) {
   }
   CaseChecker checker(**backend, ref, opts);
 
-  reports::Report report;
-  report.run.command = "run";
-  report.run.argv = {"gscheck", "run"};
-  report.run.argv.insert(report.run.argv.end(), args.begin(), args.end());
-  report.run.started_at = reports::utc_now();
-  report.run.backend = (*backend)->capabilities();
-  report.run.sweep = sweep;
-  report.run.known_failures = parsed.value("--known-failures").value_or("");
-  report.run.strict = parsed.has("--strict");
-  if (sweep > 0) report.run.seed = seed;
+  reports::RunInfo run;
+  run.command = "run";
+  run.argv = {"gscheck", "run"};
+  run.argv.insert(run.argv.end(), args.begin(), args.end());
+  run.started_at = reports::utc_now();
+  run.backend = (*backend)->capabilities();
+  run.sweep = sweep;
+  run.known_failures = parsed.value("--known-failures").value_or("");
+  run.strict = parsed.has("--strict");
+  if (sweep > 0) run.seed = seed;
+  // Case results go to the report files' spools as they come: memory stays flat over the sweep.
+  auto stream = reports::ReportStream::open(run, report_path, parsed.value("--junit").value_or(""));
+  if (!stream.ok()) {
+    std::fprintf(stderr, "gscheck run: %s\n", stream.error().message.c_str());
+    return 3;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  // Declared after the stream: destroyed (its thread joined) before the stream it writes to.
+  RunGuard guard(case_timeout,
+                 [&](const std::string& reason, const InFlightCase* in_flight, int status) {
+                   if (in_flight && status == 1) {  // the case over its time limit: FAILED
+                     reports::CaseResult r;
+                     r.name = in_flight->name;
+                     r.file = in_flight->file;
+                     r.backend = backend_name;
+                     r.repro = in_flight->repro;
+                     r.outcome = "not finished";
+                     r.reason = reason;
+                     r.verdict = reports::Verdict::kFailed;
+                     (void)(*stream)->add(r);
+                   }
+                   if (Status st = (*stream)->finish(elapsed(), reason); !st.ok()) {
+                     std::fprintf(stderr, "gscheck: %s\n", st.error().message.c_str());
+                     return 3;
+                   }
+                   return status;
+                 });
   const bool verbose = parsed.has("--verbose");
-  auto record = [&](reports::CaseResult r) {
-    if (verbose || reports::is_failure(r.verdict)) {
+  std::optional<Error> spool_error;
+  auto record = [&](const reports::CaseResult& r) {
+    guard.case_finished();
+    if (verbose || reports::is_failure(r.verdict, run.strict)) {
       std::fputs(result_text(r).c_str(), stdout);
       std::fflush(stdout);
     }
-    report.cases.push_back(std::move(r));
+    if (Status st = (*stream)->add(r); !st.ok() && !spool_error) spool_error = st.error();
   };
 
-  const auto t0 = std::chrono::steady_clock::now();
-  std::vector<CaseFile> generated;
+  std::vector<CaseFile> generated;  // --jobs N > 1 only: drawn up front, checked N at a time
+  auto file_in_flight = [&](const std::string& file) {
+    return InFlightCase{
+        file, file,
+        "gscheck eval --backend " + shell_quote(backend_name) + " " + shell_quote(file)};
+  };
+  if (jobs <= 1) {
+    for (const auto& file : files) {
+      guard.case_started(file_in_flight(file));
+      record(checker.check_file(file));
+    }
+  }
 #if defined(GSCHECK_HAVE_GENERATORS)
   if (sweep > 0) {
     const Capabilities& caps = (*backend)->capabilities();
@@ -198,27 +256,50 @@ int cmd_run(const std::vector<std::string>& args) {
     so.apis = caps.apis;
     for (DType dt : caps.index_dtypes)
       if (dt == DType::kInt32 || dt == DType::kInt64) so.index_dtypes.push_back(dt);
-    for (Case& c : gen::sample_cases(so)) {
+    gen::SampleStream cases(so);  // one case at a time, not the whole sweep up front
+    while (auto c = cases.next()) {
       CaseFile f;
-      f.c = std::move(c);
-      generated.push_back(std::move(f));
+      f.c = std::move(*c);
+      if (jobs > 1) {
+        generated.push_back(std::move(f));
+        continue;
+      }
+      guard.case_started({f.c.name, "", opts.sweep_repro});
+      record(checker.check_case(f, ""));
     }
   }
 #endif
-  // Case files first, then the sweep; with --jobs N they are checked N at a time and reported
-  // in this order.
-  for_each_ordered<reports::CaseResult>(
-      files.size() + generated.size(), jobs,
-      [&](std::size_t i) {
-        return i < files.size() ? checker.check_file(files[i])
-                                : checker.check_case(generated[i - files.size()], "");
-      },
-      [&](reports::CaseResult&& r) { record(std::move(r)); });
-  report.run.elapsed_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (jobs > 1) {
+    // Case files first, then the sweep, checked N at a time and reported in this order. The
+    // plugin worker's --timeout bounds each call; --case-timeout bounds the wait for a result.
+    // Results come in order, so the case the run waits on is always the next index.
+    const std::size_t total = files.size() + generated.size();
+    std::size_t waiting = 0;
+    auto wait_on = [&](std::size_t i) {
+      if (i >= total) return guard.case_finished();
+      guard.case_started(i < files.size() ? file_in_flight(files[i])
+                                          : InFlightCase{generated[i - files.size()].c.name, "",
+                                                         opts.sweep_repro});
+    };
+    wait_on(0);
+    for_each_ordered<reports::CaseResult>(
+        total, jobs,
+        [&](std::size_t i) {
+          return i < files.size() ? checker.check_file(files[i])
+                                  : checker.check_case(generated[i - files.size()], "");
+        },
+        [&](reports::CaseResult&& r) {
+          record(r);
+          wait_on(++waiting);
+        });
+    guard.case_finished();
+  }
   const bool matrix = parsed.has("--matrix") || backend_name.starts_with("plugin:");
-  const int status = finish_run(report, report_path, parsed.value("--junit").value_or(""),
-                                /*table=*/true, matrix);
+  int status = finish_stream(**stream, elapsed(), run.strict, /*table=*/true, matrix);
+  if (spool_error) {
+    std::fprintf(stderr, "gscheck run: %s\n", spool_error->message.c_str());
+    status = 3;
+  }
   std::printf("backend %s, %zu case files, sweep %lld, repeat %lld", backend_name.c_str(),
               files.size(), static_cast<long long>(sweep), static_cast<long long>(repeat));
   if (sweep > 0) std::printf(", seed %llu", static_cast<unsigned long long>(seed));

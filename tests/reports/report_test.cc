@@ -394,5 +394,65 @@ TEST(Report, UtcNow) {
   EXPECT_EQ(now.back(), 'Z');
 }
 
+// Only XML 1.0 characters come out (issue 10: U+FFFE/U+FFFF, surrogates and overlong forms
+// passed the escaper and junitparser/xmllint rejected the file).
+TEST(Report, XmlEscapeEmitsOnlyXmlCharacters) {
+  EXPECT_EQ(xml_escape("a<b>&\"'"), "a&lt;b&gt;&amp;&quot;&apos;");
+  EXPECT_EQ(xml_escape("line\nnext\ttab\rcr"), "line\nnext\ttab&#13;cr");
+  EXPECT_EQ(xml_escape("\xef\xbf\xbf"), "\\xef\\xbf\\xbf");           // U+FFFF
+  EXPECT_EQ(xml_escape("\xef\xbf\xbe"), "\\xef\\xbf\\xbe");           // U+FFFE
+  EXPECT_EQ(xml_escape("\xed\xa0\x80"), "\\xed\\xa0\\x80");           // a surrogate, encoded
+  EXPECT_EQ(xml_escape("\xe0\x80\x80"), "\\xe0\\x80\\x80");           // overlong NUL
+  EXPECT_EQ(xml_escape("\xc0\xaf"), "\\xc0\\xaf");                    // overlong '/'
+  EXPECT_EQ(xml_escape("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");  // beyond U+10FFFF
+  EXPECT_EQ(xml_escape(std::string("\x01\x1b\0", 3)), "\\x01\\x1b\\x00");
+  EXPECT_EQ(xml_escape("\xff"), "\\xff");
+  // Characters XML allows pass unchanged: U+FFFD, U+E000, U+10000, U+10FFFF, U+0085.
+  for (std::string ok : {"\xef\xbf\xbd", "\xee\x80\x80", "\xf0\x90\x80\x80", "\xf4\x8f\xbf\xbf",
+                         "\xc2\x85", "h\xc3\xa9"})
+    EXPECT_EQ(xml_escape(ok), ok);
+}
+
+TEST(Report, InterruptedRunIsAnErrorInJunitAndMarkedInJson) {
+  Report r;
+  r.run.command = "run";
+  r.run.backend.name = "reference";
+  r.run.started_at = "2026-12-01T10:00:00Z";
+  r.run.interrupted = "SIGINT";
+  const std::string x = junit_xml(r);
+  EXPECT_NE(x.find("tests=\"1\" failures=\"0\" errors=\"1\""), std::string::npos) << x;
+  EXPECT_NE(x.find("type=\"INTERRUPTED\""), std::string::npos) << x;
+  EXPECT_EQ(report_to_json(r)["interrupted"], "SIGINT");
+  r.run.interrupted.clear();
+  EXPECT_TRUE(report_to_json(r)["interrupted"].is_null());
+  EXPECT_EQ(junit_xml(r).find("INTERRUPTED"), std::string::npos);
+}
+
+// The streamed files are the whole-report files, byte for byte.
+TEST(Report, StreamWritesTheSameFilesAsTheWholeReport) {
+  const Report r = sample_report();
+  const auto dir = std::filesystem::temp_directory_path() / "gscheck_report_stream_test";
+  std::filesystem::remove_all(dir);
+  const std::string json_path = (dir / "r.json").string(), xml_path = (dir / "j.xml").string();
+  auto stream = ReportStream::open(r.run, json_path, xml_path);
+  ASSERT_TRUE(stream.ok());
+  auto slurp = [](const std::string& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  // Until finish(): this run's files, marked as not finished.
+  EXPECT_NE(json::parse(slurp(json_path))["interrupted"].get<std::string>().find("not finished"),
+            std::string::npos);
+  for (const auto& c : r.cases) ASSERT_TRUE((*stream)->add(c).ok());
+  ASSERT_TRUE((*stream)->finish(r.run.elapsed_s, "").ok());
+  EXPECT_EQ(slurp(json_path),
+            report_to_json(r).dump(2, ' ', false, json::error_handler_t::replace) + "\n");
+  EXPECT_EQ(slurp(xml_path), junit_xml(r));
+  EXPECT_EQ((*stream)->tally().cases(), static_cast<int64_t>(r.cases.size()));
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace gscheck::reports

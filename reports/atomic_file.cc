@@ -1,0 +1,97 @@
+#include "reports/atomic_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+namespace gscheck::reports {
+namespace {
+
+Error io_error(const std::string& what, const std::string& path, int err) {
+  return Error{ErrorClass::kInternal, path + ": " + what + " failed: " + std::strerror(err) +
+                                          " (errno " + std::to_string(err) + ")"};
+}
+
+}  // namespace
+
+AtomicFile::AtomicFile(std::string path, std::string tmp, int fd)
+    : path_(std::move(path)), tmp_(std::move(tmp)), fd_(fd) {}
+
+AtomicFile::AtomicFile(AtomicFile&& o) noexcept
+    : path_(std::move(o.path_)), tmp_(std::move(o.tmp_)), fd_(o.fd_) {
+  o.fd_ = -1;
+}
+
+AtomicFile::~AtomicFile() {
+  if (fd_ < 0) return;
+  ::close(fd_);
+  ::unlink(tmp_.c_str());
+}
+
+Expected<AtomicFile> AtomicFile::create(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(path).parent_path();
+  if (!dir.empty()) {
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) return io_error("creating the folder " + dir.string(), path, ec.value());
+  }
+  // Unique per process and call, so concurrent writers never share a temporary.
+  static std::atomic<unsigned> counter{0};
+  std::string tmp =
+      path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter.fetch_add(1));
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return io_error("creating " + tmp, path, errno);
+  return AtomicFile(path, std::move(tmp), fd);
+}
+
+Status AtomicFile::write(std::string_view text) {
+  if (fd_ < 0) return Error{ErrorClass::kInternal, path_ + ": write after commit"};
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd_, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return io_error("writing", path_, errno);
+    done += static_cast<std::size_t>(n);
+  }
+  return {};
+}
+
+Status AtomicFile::commit() {
+  if (fd_ < 0) return Error{ErrorClass::kInternal, path_ + ": commit after commit"};
+  const int fd = fd_;
+  fd_ = -1;
+  auto fail = [&](const std::string& what, int err) -> Status {
+    ::unlink(tmp_.c_str());
+    return io_error(what, path_, err);
+  };
+  if (::fsync(fd) != 0) {
+    const int err = errno;
+    ::close(fd);
+    return fail("fsync", err);
+  }
+  if (::close(fd) != 0) return fail("closing", errno);
+  if (::rename(tmp_.c_str(), path_.c_str()) != 0) return fail("renaming " + tmp_ + " to it", errno);
+  // The rename itself is durable once the folder is synced.
+  const std::string dir = std::filesystem::path(path_).parent_path().string();
+  const int dfd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+  return {};
+}
+
+Status write_file_atomically(const std::string& path, std::string_view text) {
+  auto f = AtomicFile::create(path);
+  if (!f.ok()) return f.error();
+  GSCHECK_RETURN_IF_ERROR(f->write(text));
+  return f->commit();
+}
+
+}  // namespace gscheck::reports
