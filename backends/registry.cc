@@ -15,6 +15,8 @@ std::vector<std::string> backend_names() {
 #if defined(GSCHECK_HAVE_CUDA_EMU)
   names.push_back("cuda-emu");
   names.push_back("cuda-emu-det");
+  // Race mode: threads interleaved at every device access, data races are failures.
+  if (cuda::race_mode_available()) names.push_back("cuda-emu-race");
 #endif
 #if defined(GSCHECK_HAVE_CUDA_BACKEND)
   names.push_back("cuda");
@@ -38,6 +40,13 @@ Expected<std::unique_ptr<Backend>> make_backend(std::string_view name, int64_t m
   // Scatter rows sorted by destination and applied in row order: bit-identical every run.
   if (name == "cuda-emu-det")
     return cuda::make_cuda_emu_backend(0, {.deterministic = true, .max_bytes = max_bytes});
+  if (name == "cuda-emu-race") {
+    if (!cuda::race_mode_available())
+      return Error{ErrorClass::kUnimplemented,
+                   "backend 'cuda-emu-race' needs kernels built with race instrumentation, "
+                   "which ASan/MSan builds cannot have"};
+    return cuda::make_cuda_emu_backend(1, {.max_bytes = max_bytes, .race = true});
+  }
 #endif
 #if defined(GSCHECK_HAVE_CUDA_BACKEND)
   if (name == "cuda") return cuda::make_cuda_backend({.max_bytes = max_bytes});
@@ -46,7 +55,8 @@ Expected<std::unique_ptr<Backend>> make_backend(std::string_view name, int64_t m
 #endif
   std::string known;
   for (const auto& n : backend_names()) known += (known.empty() ? "" : ", ") + n;
-  if (name == "cuda" || name == "cuda-det" || name == "cuda-emu" || name == "cuda-emu-det")
+  if (name == "cuda" || name == "cuda-det" || name == "cuda-emu" || name == "cuda-emu-det" ||
+      name == "cuda-emu-race")
     return Error{ErrorClass::kUnimplemented,
                  "backend '" + std::string(name) +
                      "' is not built into this gscheck (available: " + known + ")"};

@@ -27,8 +27,16 @@ struct KernelOptions {
   uint32_t max_blocks = 0;
   /// The memory budget for a case's output (--max-bytes): larger outputs are kResourceExhausted.
   int64_t max_bytes = kDefaultMaxCaseBytes;
+  /// cuda-emu only: race mode (cuda/race_detector.h): each launch's threads interleaved at
+  /// every device access, and a data race is the case's outcome (kInternal, naming kernel,
+  /// tensor, element and both threads). Registered as "cuda-emu-race". race_seed picks the
+  /// interleavings (mixed with each case's name).
+  bool race = false;
+  uint64_t race_seed = 1;
 };
 /// Example: auto det = make_cuda_emu_backend(4, {.deterministic = true});
+/// False when this build's kernels are not instrumented for race mode (ASan/MSan builds).
+bool race_mode_available();
 std::unique_ptr<Backend> make_cuda_emu_backend(int threads, const KernelOptions& options);
 Expected<std::unique_ptr<Backend>> make_cuda_backend(const KernelOptions& options);
 

@@ -6,13 +6,40 @@
 #include "cuda/kernel_backend.h"
 
 namespace gscheck::cuda {
+namespace {
+
+// cuda-emu in race mode: each case is bracketed by the detector, which turns a race into the
+// case's outcome.
+class RaceCheckedBackend final : public Backend {
+ public:
+  RaceCheckedBackend(Capabilities caps, int threads, const KernelOptions& options)
+      : race_(std::make_shared<RaceDetector>(options.race_seed)),
+        inner_(std::move(caps), EmuExec(threads, options.max_blocks, race_),
+               options.deterministic) {}
+  const Capabilities& capabilities() const override { return inner_.capabilities(); }
+  Outcome run(const Case& c) override {
+    race_->begin_case(c);
+    Outcome o = inner_.run(c);
+    return race_->end_case(std::move(o));
+  }
+
+ private:
+  std::shared_ptr<RaceDetector> race_;
+  KernelBackend<EmuExec> inner_;
+};
+
+}  // namespace
 
 std::unique_ptr<Backend> make_cuda_emu_backend(int threads) {
   return make_cuda_emu_backend(threads, KernelOptions{});
 }
 
 std::unique_ptr<Backend> make_cuda_emu_backend(int threads, const KernelOptions& options) {
-  const char* name = options.deterministic ? "cuda-emu-det" : "cuda-emu";
+  std::string name = options.deterministic ? "cuda-emu-det" : "cuda-emu";
+  if (options.race) {
+    return std::make_unique<RaceCheckedBackend>(
+        kernel_capabilities(name + "-race", options.deterministic), threads, options);
+  }
   return std::make_unique<KernelBackend<EmuExec>>(kernel_capabilities(name, options.deterministic),
                                                   EmuExec(threads, options.max_blocks),
                                                   options.deterministic, options.max_bytes);

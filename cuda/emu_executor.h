@@ -1,5 +1,6 @@
 // The CPU grid executor of cuda-emu: runs the kernel functors of cuda/*.cuh block by block on a
-// thread pool, the threads of a block in a loop (the kernels use no __syncthreads). Also the
+// thread pool, the threads of a block in a loop (the kernels use no __syncthreads), or in race
+// mode as interleaved fibers with every device access checked (cuda/race_detector.h). Also the
 // "device" memory and sort primitives the op launchers need, all on host memory.
 #pragma once
 
@@ -14,10 +15,12 @@
 #include <numeric>
 #include <string>
 #include <thread>
+#include <typeinfo>
 #include <vector>
 
 #include "core/status.h"
 #include "cuda/portability.h"
+#include "cuda/race_detector.h"
 #include "cuda/scratch_slots.h"
 
 namespace gscheck::cuda {
@@ -66,10 +69,16 @@ class EmuExec {
   };
 
   /// threads: pool size (0 = hardware concurrency); max_blocks: grid cap (0 = 8 per thread).
-  explicit EmuExec(int threads = 0, uint32_t max_blocks = 0)
+  /// race: run launches in race mode (cuda/race_detector.h) instead of on the pool.
+  explicit EmuExec(int threads = 0, uint32_t max_blocks = 0,
+                   std::shared_ptr<RaceDetector> race = nullptr)
       : pool_(std::make_shared<BlockPool>(threads)),
         max_blocks_(max_blocks ? max_blocks : static_cast<uint32_t>(8 * pool_->threads())),
+        race_(std::move(race)),
         scratch_(std::make_shared<Scratch>()) {}
+
+  /// The race detector in race mode, else null.
+  RaceDetector* race() const { return race_.get(); }
 
   Expected<Buffer> alloc(uint64_t bytes) {
     const uint64_t rounded = std::max<uint64_t>(256, (bytes + 255) / 256 * 256);
@@ -78,13 +87,17 @@ class EmuExec {
       return Error{ErrorClass::kResourceExhausted,
                    "cuda-emu: out of memory allocating " + std::to_string(bytes) + " bytes"};
     }
-    return Buffer(static_cast<uint8_t*>(p));
+    Buffer b(static_cast<uint8_t*>(p));
+    if (race_) GSCHECK_RETURN_IF_ERROR(race_->on_alloc(p, rounded));
+    return b;
   }
   Status to_device(void* d, const void* h, uint64_t n) {
+    if (race_) race_->on_to_device(d, h, n);
     if (n) std::memcpy(d, h, n);
     return {};
   }
   Status to_host(void* h, const void* d, uint64_t n) {
+    if (race_) race_->on_to_host(h, d, n);
     if (n) std::memcpy(h, d, n);
     return {};
   }
@@ -97,7 +110,9 @@ class EmuExec {
 
   /// A kept buffer of at least `bytes` for scratch slot `slot` (0..3), as DeviceExec::scratch.
   Expected<uint8_t*> scratch(int slot, uint64_t bytes) {
-    return scratch_->get(slot, bytes, [&](uint64_t n) { return alloc(n); });
+    // Race mode tracks allocations per case: a fresh buffer each time, so it is one of them.
+    return scratch_->get(
+        slot, bytes, [&](uint64_t n) { return alloc(n); }, race_ != nullptr);
   }
 
   /// Run k over a 1-D grid covering work_threads threads (capped at max_blocks blocks; the
@@ -107,6 +122,12 @@ class EmuExec {
     if (work_threads == 0) return {};
     const uint64_t want = (work_threads + block_threads - 1) / block_threads;
     const uint32_t blocks = static_cast<uint32_t>(std::min<uint64_t>(want, max_blocks_));
+    if (race_) {
+      return race_->launch(
+          typeid(K).name(), &k,
+          [](const void* kernel, const ThreadIndex& t) { (*static_cast<const K*>(kernel))(t); },
+          blocks, block_threads);
+    }
     const std::function<void(uint32_t)> body = [&](uint32_t b) {
       for (uint32_t t = 0; t < block_threads; ++t) k(ThreadIndex{b, t, block_threads, blocks});
     };
@@ -145,6 +166,7 @@ class EmuExec {
   using Scratch = ScratchSlots<Buffer>;
   std::shared_ptr<BlockPool> pool_;
   uint32_t max_blocks_;
+  std::shared_ptr<RaceDetector> race_;
   std::shared_ptr<Scratch> scratch_;  // shared by copies of this executor
 };
 

@@ -318,6 +318,14 @@ GSCHECK_HD_INLINE void atomic_add(T* addr, T v) {
     static_assert(sizeof(T) == 0, "no atomic add for this type");
   }
 #else
+#if defined(GSCHECK_PLANT_RACES)
+  // Test-only planted race (tests/cuda/race_test.cc): the atomic forgotten, a plain
+  // read-modify-write that loses updates. Race mode must catch it.
+  if constexpr (!std::is_same_v<T, bool>) {
+    *addr = elem_add(*addr, v);
+    return;
+  }
+#endif
   if constexpr (std::is_same_v<T, complex64_t>) {
     atomic_add(&addr->re, v.re);
     atomic_add(&addr->im, v.im);
@@ -418,6 +426,8 @@ GSCHECK_HD_INLINE void atomic_store(T* addr, T v) {
 #if defined(__CUDA_ARCH__)
   using U = typename UIntOf<sizeof(T)>::type;
   *reinterpret_cast<volatile U*>(addr) = bit_cast<U>(v);
+#elif defined(GSCHECK_PLANT_RACES)
+  *addr = v;  // test-only planted race (tests/cuda/race_test.cc): a plain store
 #else
   using U = typename UIntOf<sizeof(T)>::type;
   __atomic_store_n(reinterpret_cast<U*>(addr), bit_cast<U>(v), __ATOMIC_RELAXED);

@@ -17,13 +17,14 @@ struct ScratchSlots {
   Buffer buf[kSlots];
   uint64_t bytes[kSlots] = {};
 
-  /// A buffer of at least `want` bytes for `slot`; alloc(n) returns Expected<Buffer>.
+  /// A buffer of at least `want` bytes for `slot`; alloc(n) returns Expected<Buffer>. fresh:
+  /// a new buffer even when the kept one is large enough (race mode tracks allocations per case).
   template <class Alloc>
-  Expected<uint8_t*> get(int slot, uint64_t want, Alloc&& alloc) {
+  Expected<uint8_t*> get(int slot, uint64_t want, Alloc&& alloc, bool fresh = false) {
     if (slot < 0 || slot >= kSlots) {
       return Error{ErrorClass::kInternal, "scratch slot " + std::to_string(slot) + " out of range"};
     }
-    if (bytes[slot] < want || !buf[slot].get()) {
+    if (fresh || bytes[slot] < want || !buf[slot].get()) {
       buf[slot] = Buffer();  // free first: the old and the new need not fit together
       bytes[slot] = 0;
       auto b = alloc(want);

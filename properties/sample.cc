@@ -20,6 +20,15 @@ void to_kernel_api(Case& c) {
   c.api = Api::kKernel;
 }
 
+struct Sampler::State {
+  uint64_t seed;
+  int size;
+  rc::Gen<Case> gen;
+  rc::Random random;
+  bool both;         // Python and kernel-level cases: a quarter are made kernel-level
+  bool kernel_only;  // every case kernel-level
+};
+
 namespace {
 
 // splitmix64: the API level of case i, independent of the RapidCheck stream (so a sweep's Python
@@ -31,18 +40,7 @@ uint64_t mix(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-}  // namespace
-
-struct SampleStream::State {
-  rc::Gen<Case> gen;
-  rc::Random random;
-  SampleOptions opts;
-  int next = 0;
-  bool both = false;         // Python and kernel-level cases: a quarter are made kernel-level
-  bool kernel_only = false;  // every case kernel-level
-};
-
-SampleStream::SampleStream(const SampleOptions& opts) {
+Constraints constraints_of(const SampleOptions& opts) {
   Constraints c;
   c.ops = opts.ops;
   c.dtypes = opts.dtypes;
@@ -50,43 +48,54 @@ SampleStream::SampleStream(const SampleOptions& opts) {
   c.semantics = opts.semantics;
   c.allow_int16 = false;  // the contract: no index dtypes given means int32 and int64
   if (c.index_dtypes.empty()) c.index_dtypes = {DType::kInt32, DType::kInt64};
-  auto wants = [&](Api a) {
-    return opts.apis.empty() || std::find(opts.apis.begin(), opts.apis.end(), a) != opts.apis.end();
-  };
-  s_ = std::make_unique<State>(State{mixed_cases(c, opts.invalid_fraction), rc::Random(opts.seed),
-                                     opts, 0, wants(Api::kPython) && wants(Api::kKernel),
-                                     !wants(Api::kPython) && wants(Api::kKernel)});
+  return c;
 }
-SampleStream::~SampleStream() = default;
 
-std::optional<Case> SampleStream::next() {
-  State& s = *s_;
-  // One split per case: case i depends only on (seed, i, size, filters), never on other cases.
-  while (s.next < s.opts.count) {
-    const int i = s.next++;
-    rc::Random case_random = s.random.split();
-    const int size = s.opts.size < 0 ? 0 : s.opts.size;
-    // The generators draw no filtered values, so they do not fail; a failure would be a bug in
-    // them, and a new split (deterministic too) keeps the sweep going rather than crashing it.
-    for (int attempt = 0; attempt < 8; ++attempt) {
-      try {
-        Case c_i = s.gen(case_random, size).value();
-        c_i.name = "sweep/" + std::to_string(s.opts.seed) + "/" + std::to_string(i) + "/" +
-                   std::string(op_name(c_i.op));
-        // Python's batch_dims lowering of gather_nd has no kernel-level twin: it stays Python
-        // unless kernel-level cases are all that is asked for.
-        const bool kernel =
-            s.kernel_only ||
-            (s.both && mix(s.opts.seed * 0x100000001b3ull + static_cast<uint64_t>(i)) % 4 == 0 &&
-             !(c_i.op == Op::kGatherNd && c_i.batch_dims != 0));
-        if (kernel) {
-          to_kernel_api(c_i);
-          c_i.name += "/kernel";
-        }
-        return c_i;
-      } catch (const std::exception&) {
-        case_random = case_random.split();
+bool wants(const SampleOptions& opts, Api a) {
+  return opts.apis.empty() || std::find(opts.apis.begin(), opts.apis.end(), a) != opts.apis.end();
+}
+
+}  // namespace
+
+Sampler::Sampler(const SampleOptions& opts)
+    : state_(new State{opts.seed, opts.size < 0 ? 0 : opts.size,
+                       mixed_cases(constraints_of(opts), opts.invalid_fraction),
+                       rc::Random(opts.seed),
+                       wants(opts, Api::kPython) && wants(opts, Api::kKernel),
+                       !wants(opts, Api::kPython) && wants(opts, Api::kKernel)}) {}
+
+Sampler::~Sampler() = default;
+
+// One split per case: case i depends only on (seed, i, size, filters), never on other cases.
+void Sampler::skip() {
+  state_->random.split();
+  ++position_;
+}
+
+std::optional<Case> Sampler::next() {
+  State& s = *state_;
+  rc::Random case_random = s.random.split();
+  const int64_t i = position_++;
+  // The generators draw no filtered values, so they do not fail; a failure would be a bug in
+  // them, and a new split (deterministic too) keeps the sweep going rather than crashing it.
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    try {
+      Case c = s.gen(case_random, s.size).value();
+      c.name = "sweep/" + std::to_string(s.seed) + "/" + std::to_string(i) + "/" +
+               std::string(op_name(c.op));
+      // Python's batch_dims lowering of gather_nd has no kernel-level twin: it stays Python
+      // unless kernel-level cases are all that is asked for.
+      const bool kernel =
+          s.kernel_only ||
+          (s.both && mix(s.seed * 0x100000001b3ull + static_cast<uint64_t>(i)) % 4 == 0 &&
+           !(c.op == Op::kGatherNd && c.batch_dims != 0));
+      if (kernel) {
+        to_kernel_api(c);
+        c.name += "/kernel";
       }
+      return c;
+    } catch (const std::exception&) {
+      case_random = case_random.split();
     }
   }
   return std::nullopt;
@@ -96,8 +105,10 @@ std::vector<Case> sample_cases(const SampleOptions& opts) {
   std::vector<Case> out;
   if (opts.count <= 0) return out;
   out.reserve(static_cast<size_t>(opts.count));
-  SampleStream stream(opts);
-  while (auto c = stream.next()) out.push_back(std::move(*c));
+  Sampler sampler(opts);
+  for (int i = 0; i < opts.count; ++i) {
+    if (auto c = sampler.next()) out.push_back(std::move(*c));
+  }
   return out;
 }
 

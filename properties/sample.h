@@ -34,17 +34,26 @@ void to_kernel_api(Case& c);
 /// position ("sweep/<seed>/<i>/<op>") so any case can be regenerated.
 std::vector<Case> sample_cases(const SampleOptions& opts);
 
-/// The same cases one at a time (a sweep of any length in constant memory).
-class SampleStream {
+/// The same cases one at a time, without a count (opts.count is ignored): the i-th next() is
+/// sample_cases' case i. skip() moves past a case without generating it (sharded sweeps), so a
+/// run can stop after any number of cases (time budgets) and be replayed with --sweep.
+class Sampler {
  public:
-  explicit SampleStream(const SampleOptions& opts);
-  ~SampleStream();
-  /// The next case; nullopt after opts.count draws.
+  explicit Sampler(const SampleOptions& opts);
+  ~Sampler();
+  Sampler(const Sampler&) = delete;
+  Sampler& operator=(const Sampler&) = delete;
+
+  /// Case number position(), then position() + 1; nullopt (position still advances) in the
+  /// never-seen event that the generators fail on it 8 times, which sample_cases leaves out too.
   std::optional<Case> next();
+  void skip();
+  int64_t position() const { return position_; }
 
  private:
   struct State;
-  std::unique_ptr<State> s_;
+  std::unique_ptr<State> state_;
+  int64_t position_ = 0;
 };
 
 }  // namespace gscheck::gen

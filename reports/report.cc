@@ -268,6 +268,12 @@ json report_head_json(const RunInfo& run, const RunTally& tally) {
       {"strict", run.strict},
       {"seed", run.seed ? json(*run.seed) : json(nullptr)},
       {"sweep", run.sweep},
+      {"sweep_size", run.sweep_size},
+      {"shard",
+       run.shard ? json{{"index", run.shard->index}, {"count", run.shard->count}} : json(nullptr)},
+      {"time_budget_s", run.time_budget_s ? json(*run.time_budget_s) : json(nullptr)},
+      {"sweep_elapsed_s", run.sweep_elapsed_s},
+      {"merged_from", run.merged_from},
       {"backend",
        {{"name", caps.name},
         {"ops", names(caps.ops, op_name)},
@@ -316,6 +322,181 @@ std::string summary_table(const RunTally& tally) {
   for (const auto& [op, counts] : t.per_op) row(op.empty() ? "(unparsed)" : op, counts);
   row("total", t.all);
   return out;
+}
+
+namespace {
+
+// Reading a report back: each accessor names the field it could not read.
+struct Reader {
+  std::string where;
+
+  Error bad(const std::string& what) const { return parse_error(where + ": " + what); }
+
+  template <class T>
+  Expected<T> get(const json& j, const char* key) const {
+    auto it = j.find(key);
+    if (it == j.end()) return bad(std::string("missing \"") + key + "\"");
+    try {
+      return it->template get<T>();
+    } catch (const json::exception&) {
+      return bad(std::string("\"") + key + "\" has the wrong type");
+    }
+  }
+  template <class T, class Parse>
+  Expected<T> named(const json& j, const char* key, Parse parse) const {
+    auto text = get<std::string>(j, key);
+    if (!text.ok()) return text.error();
+    auto v = parse(*text);
+    if (!v) return bad(std::string("\"") + key + "\": unknown value \"" + *text + "\"");
+    return *v;
+  }
+  template <class T, class Parse>
+  Expected<std::vector<T>> named_list(const json& j, const char* key, Parse parse) const {
+    auto texts = get<std::vector<std::string>>(j, key);
+    if (!texts.ok()) return texts.error();
+    std::vector<T> out;
+    for (const auto& t : *texts) {
+      auto v = parse(t);
+      if (!v) return bad(std::string("\"") + key + "\": unknown value \"" + t + "\"");
+      out.push_back(*v);
+    }
+    return out;
+  }
+};
+
+std::optional<Verdict> verdict_from_name(std::string_view name) {
+  for (Verdict v : kAllVerdicts)
+    if (verdict_name(v) == name) return v;
+  return std::nullopt;
+}
+
+#define GSCHECK_ASSIGN(lhs, expr)    \
+  do {                               \
+    auto v_ = (expr);                \
+    if (!v_.ok()) return v_.error(); \
+    lhs = std::move(v_).value();     \
+  } while (0)
+
+Expected<CaseResult> case_from_json(const json& j, const std::string& where) {
+  const Reader rd{where};
+  if (!j.is_object()) return rd.bad("not an object");
+  CaseResult r;
+  GSCHECK_ASSIGN(r.name, rd.get<std::string>(j, "name"));
+  if (j.contains("file") && !j["file"].is_null())
+    GSCHECK_ASSIGN(r.file, rd.get<std::string>(j, "file"));
+  if (j.contains("op") && !j["op"].is_null())
+    GSCHECK_ASSIGN(r.op, rd.named<Op>(j, "op", op_from_name));
+  GSCHECK_ASSIGN(r.semantics, rd.named<Semantics>(j, "semantics", semantics_from_name));
+  auto inputs = j.find("inputs");
+  if (inputs == j.end() || !inputs->is_object()) return rd.bad("\"inputs\" is not an object");
+  for (const auto& [name, in] : inputs->items()) {
+    const Reader ird{where + ".inputs." + name};
+    InputInfo info;
+    info.name = name;
+    GSCHECK_ASSIGN(info.dtype, ird.named<DType>(in, "dtype", dtype_from_name));
+    std::vector<int64_t> dims;
+    GSCHECK_ASSIGN(dims, ird.get<std::vector<int64_t>>(in, "shape"));
+    info.shape = Shape(std::move(dims));
+    r.inputs.push_back(std::move(info));
+  }
+  GSCHECK_ASSIGN(r.bad_indices_policy, rd.get<std::string>(j, "bad_indices_policy"));
+  GSCHECK_ASSIGN(r.backend, rd.get<std::string>(j, "backend"));
+  GSCHECK_ASSIGN(r.verdict, rd.named<Verdict>(j, "verdict", verdict_from_name));
+  GSCHECK_ASSIGN(r.outcome, rd.get<std::string>(j, "outcome"));
+  GSCHECK_ASSIGN(r.reason, rd.get<std::string>(j, "reason"));
+  auto checks = j.find("checks");
+  if (checks == j.end() || !checks->is_array()) return rd.bad("\"checks\" is not an array");
+  for (std::size_t i = 0; i < checks->size(); ++i) {
+    const json& c = (*checks)[i];
+    const Reader crd{where + ".checks[" + std::to_string(i) + "]"};
+    Check check;
+    GSCHECK_ASSIGN(check.against, crd.get<std::string>(c, "against"));
+    GSCHECK_ASSIGN(check.result.pass, crd.get<bool>(c, "pass"));
+    GSCHECK_ASSIGN(check.result.summary, crd.get<std::string>(c, "summary"));
+    GSCHECK_ASSIGN(check.result.mismatch_count, crd.get<int64_t>(c, "mismatch_count"));
+    auto ms = c.find("mismatches");
+    if (ms == c.end() || !ms->is_array()) return crd.bad("\"mismatches\" is not an array");
+    for (const json& m : *ms) {
+      compare::Mismatch mm;
+      GSCHECK_ASSIGN(mm.index, crd.get<std::vector<int64_t>>(m, "index"));
+      GSCHECK_ASSIGN(mm.expected, crd.get<std::string>(m, "expected"));
+      GSCHECK_ASSIGN(mm.got, crd.get<std::string>(m, "got"));
+      check.result.mismatches.push_back(std::move(mm));
+    }
+    r.checks.push_back(std::move(check));
+  }
+  GSCHECK_ASSIGN(r.elapsed_ms, rd.get<double>(j, "elapsed_ms"));
+  GSCHECK_ASSIGN(r.repro, rd.get<std::string>(j, "repro"));
+  GSCHECK_ASSIGN(r.runs, rd.get<int>(j, "runs"));
+  GSCHECK_ASSIGN(r.differing_runs, rd.get<int>(j, "differing_runs"));
+  return r;
+}
+
+}  // namespace
+
+Expected<Report> report_from_json(const json& j) {
+  const Reader rd{"report"};
+  if (!j.is_object()) return rd.bad("not a JSON object");
+  auto version = rd.get<int>(j, "gscheck_report");
+  if (!version.ok()) return version.error();
+  if (*version != 1) return rd.bad("gscheck_report " + std::to_string(*version) + " is not 1");
+  Report r;
+  GSCHECK_ASSIGN(r.run.command, rd.get<std::string>(j, "command"));
+  GSCHECK_ASSIGN(r.run.argv, rd.get<std::vector<std::string>>(j, "argv"));
+  GSCHECK_ASSIGN(r.run.started_at, rd.get<std::string>(j, "started_at"));
+  GSCHECK_ASSIGN(r.run.elapsed_s, rd.get<double>(j, "elapsed_s"));
+  if (j.contains("seed") && !j["seed"].is_null())
+    GSCHECK_ASSIGN(r.run.seed, rd.get<uint64_t>(j, "seed"));
+  GSCHECK_ASSIGN(r.run.sweep, rd.get<int64_t>(j, "sweep"));
+  // Fields added after the first reports: absent means their default.
+  if (j.contains("sweep_size")) GSCHECK_ASSIGN(r.run.sweep_size, rd.get<int64_t>(j, "sweep_size"));
+  if (j.contains("shard") && !j["shard"].is_null()) {
+    const Reader srd{"report.shard"};
+    Shard s;
+    GSCHECK_ASSIGN(s.index, srd.get<int64_t>(j["shard"], "index"));
+    GSCHECK_ASSIGN(s.count, srd.get<int64_t>(j["shard"], "count"));
+    if (s.count < 1 || s.index < 1 || s.index > s.count)
+      return srd.bad("index " + std::to_string(s.index) + " of " + std::to_string(s.count));
+    r.run.shard = s;
+  }
+  if (j.contains("time_budget_s") && !j["time_budget_s"].is_null())
+    GSCHECK_ASSIGN(r.run.time_budget_s, rd.get<double>(j, "time_budget_s"));
+  if (j.contains("sweep_elapsed_s"))
+    GSCHECK_ASSIGN(r.run.sweep_elapsed_s, rd.get<double>(j, "sweep_elapsed_s"));
+  if (j.contains("merged_from"))
+    GSCHECK_ASSIGN(r.run.merged_from, rd.get<std::vector<std::string>>(j, "merged_from"));
+  auto b = j.find("backend");
+  if (b == j.end() || !b->is_object()) return rd.bad("\"backend\" is not an object");
+  const Reader brd{"report.backend"};
+  Capabilities& caps = r.run.backend;
+  GSCHECK_ASSIGN(caps.name, brd.get<std::string>(*b, "name"));
+  GSCHECK_ASSIGN(caps.ops, brd.named_list<Op>(*b, "ops", op_from_name));
+  GSCHECK_ASSIGN(caps.dtypes, brd.named_list<DType>(*b, "dtypes", dtype_from_name));
+  GSCHECK_ASSIGN(caps.index_dtypes, brd.named_list<DType>(*b, "index_dtypes", dtype_from_name));
+  GSCHECK_ASSIGN(caps.semantics, brd.named_list<Semantics>(*b, "semantics", semantics_from_name));
+  GSCHECK_ASSIGN(caps.deterministic, brd.get<bool>(*b, "deterministic"));
+  GSCHECK_ASSIGN(caps.tf_messages, brd.get<bool>(*b, "tf_messages"));
+  GSCHECK_ASSIGN(caps.accumulates_half_in_float, brd.get<bool>(*b, "accumulates_half_in_float"));
+  auto cases = j.find("cases");
+  if (cases == j.end() || !cases->is_array()) return rd.bad("\"cases\" is not an array");
+  for (std::size_t i = 0; i < cases->size(); ++i) {
+    auto c = case_from_json((*cases)[i], "report.cases[" + std::to_string(i) + "]");
+    if (!c.ok()) return c.error();
+    r.cases.push_back(std::move(*c));
+  }
+  return r;
+}
+
+#undef GSCHECK_ASSIGN
+
+Expected<Report> read_json_report(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return parse_error(path + ": cannot open");
+  json j = json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return parse_error(path + ": not valid JSON");
+  auto r = report_from_json(j);
+  if (!r.ok()) return Error{r.error().cls, path + ": " + r.error().message};
+  return r;
 }
 
 Status write_json_report(const std::string& path, const Report& r) {

@@ -96,14 +96,28 @@ void describe_case(const Case& c, CaseResult& r);
 /// The one-line summary of an outcome used in CaseResult::outcome.
 std::string outcome_summary(const Outcome& o);
 
+/// One part of a sharded run (`gscheck run --shard K/N`): case files and sweep positions p with
+/// p % count == index - 1.
+struct Shard {
+  int64_t index = 1;  ///< K, 1-based
+  int64_t count = 1;  ///< N
+};
+
 /// The run as a whole.
 struct RunInfo {
   std::string command;            ///< "run" or "eval"
   std::vector<std::string> argv;  ///< the command line
   std::string started_at;         ///< UTC, ISO 8601 ("2026-11-30T02:50:00Z")
   std::optional<uint64_t> seed;   ///< the sweep seed, when a sweep ran
-  int64_t sweep = 0;              ///< number of generated cases requested
-  Capabilities backend;           ///< the backend's declared contract
+  /// Sweep positions run: the count requested, or with a time budget the count reached, so
+  /// `--sweep <sweep>` (same seed, size and shard) replays the same cases.
+  int64_t sweep = 0;
+  int64_t sweep_size = 30;               ///< the sweep's RapidCheck size (--size)
+  std::optional<Shard> shard;            ///< --shard K/N; nullopt for a whole run
+  std::optional<double> time_budget_s;   ///< --time SECONDS: the sweep's budget
+  double sweep_elapsed_s = 0;            ///< the sweep's part of elapsed_s
+  std::vector<std::string> merged_from;  ///< `report merge`: the reports combined
+  Capabilities backend;                  ///< the backend's declared contract
   double elapsed_s = 0;
   std::string known_failures;  ///< the --known-failures file ("" when none)
   bool strict = false;         ///< --strict: XPASS fails the run
@@ -195,6 +209,12 @@ std::string junit_xml(const Report& r);
 /// The text summary: one row per op with counts per verdict, then the totals.
 std::string summary_table(const Report& r);
 
+/// A report read back from its JSON (the inverse of report_to_json for everything but the
+/// derived totals, per_op and matrix, which are recomputed); an error names the bad field.
+Expected<Report> report_from_json(const nlohmann::json& j);
+/// Read and parse a JSON report file.
+Expected<Report> read_json_report(const std::string& path);
+
 /// Write a report to a file (kInternal when the file cannot be written; parent directories are
 /// created). Written atomically (reports/atomic_file.h); errors name the errno.
 Status write_json_report(const std::string& path, const Report& r);
@@ -219,6 +239,9 @@ class ReportStream {
   Status add(const CaseResult& r);
   /// A copy of the counts so far.
   RunTally tally() const;
+  /// The sweep positions reached and the sweep's time so far (a time budget decides them); the
+  /// reports finish() writes carry the latest values.
+  void set_sweep_reached(int64_t positions, double sweep_elapsed_s);
   /// Write the final files: run.elapsed_s and run.interrupted ("" when the run completed) as
   /// given. Only the first call writes; later ones return its status.
   Status finish(double elapsed_s, const std::string& interrupted);

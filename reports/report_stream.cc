@@ -154,6 +154,13 @@ RunTally ReportStream::tally() const {
   return s_->tally;
 }
 
+void ReportStream::set_sweep_reached(int64_t positions, double sweep_elapsed_s) {
+  std::lock_guard<std::mutex> lock(s_->mu);
+  if (s_->finished) return;
+  s_->run.sweep = positions;
+  s_->run.sweep_elapsed_s = sweep_elapsed_s;
+}
+
 Status ReportStream::finish(double elapsed_s, const std::string& interrupted) {
   std::lock_guard<std::mutex> lock(s_->mu);
   if (s_->finished) return s_->finish_status;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <random>
@@ -12,6 +13,7 @@
 #include "tools/cli_args.h"
 #include "tools/commands.h"
 #include "tools/plugin_flags.h"
+#include "tools/progress.h"
 #include "tools/run_guard.h"
 
 #if defined(GSCHECK_HAVE_GENERATORS)
@@ -28,9 +30,10 @@ namespace {
 constexpr int64_t kDefaultSweep = 5000;  // small cases: about a second on one core
 
 constexpr const char* kUsage =
-    "usage: gscheck run [--backend NAME] [--sweep N] [--seed S] [--size K] [--report FILE]\n"
-    "                   [--junit FILE] [--max-bytes N] [--repeat K] [--case-timeout S]\n"
-    "                   [--matrix] [--verbose] [--jobs N] [--timeout S] [--isolate worker|call]\n"
+    "usage: gscheck run [--backend NAME] [--sweep N] [--time SECONDS] [--seed S] [--size K]\n"
+    "                   [--shard K/N] [--report FILE] [--junit FILE] [--max-bytes N]\n"
+    "                   [--repeat K] [--case-timeout S] [--matrix] [--verbose] [--quiet]\n"
+    "                   [--jobs N] [--timeout S] [--isolate worker|call]\n"
     "                   [--known-failures FILE] [--strict] [PATHS...]\n"
     "  Checks a backend: every case file in PATHS (default: corpus/golden and corpus/regressions\n"
     "  of the source tree) against its expect block and against the reference's outcome, then N\n"
@@ -39,6 +42,12 @@ constexpr const char* kUsage =
     "  seed.\n"
     "  --backend NAME   backend to check (default: cuda-emu when built, else reference)\n"
     "  --sweep N        number of random cases (default 5000; 0 for none)\n"
+    "  --time SECONDS   run the sweep (after the case files, which always run in full) until\n"
+    "                   it has taken SECONDS; with --sweep N, stop at whichever comes first.\n"
+    "                   The report's sweep is the count reached: --sweep with it replays the run\n"
+    "  --shard K/N      run part K of N: the case files and sweep positions p with\n"
+    "                   p % N == K-1 (same seed for all parts; `gscheck report merge` of all N\n"
+    "                   reports equals the unsharded run)\n"
     "  --seed S         sweep seed (default: drawn at random and printed)\n"
     "  --size K         RapidCheck size of the sweep: larger means bigger cases (default 30)\n"
     "  --report FILE    write the JSON report; failing random cases are saved as case files in\n"
@@ -53,8 +62,10 @@ constexpr const char* kUsage =
     "                   past it is FAILED and the run ends there, its report marked interrupted\n"
     "  --matrix         also print the capability matrix: verdict counts per op x dtype x index\n"
     "                   dtype x bad_indices_policy (always printed for plugin:PATH backends)\n"
-    "  --verbose        print a line for every case (default: only the "
-    "failures)\n" GSCHECK_PLUGIN_USAGE
+    "  --verbose        print a line for every case (default: only the failures)\n"
+    "  --quiet          no progress on stderr (default: a line redrawn in place on a terminal,\n"
+    "                   else a line every 10 s, or every $GSCHECK_PROGRESS_INTERVAL "
+    "seconds)\n" GSCHECK_PLUGIN_USAGE
     "  --known-failures FILE  failures the backend is known to have (JSON,\n"
     "                   reports/known_failures.schema.json): a matching failure is XFAIL (not a\n"
     "                   failure of the run), a selected case that passes is XPASS\n"
@@ -85,6 +96,19 @@ std::vector<std::string> default_paths() {
   return paths;
 }
 
+// "K/N" with 1 <= K <= N.
+Expected<reports::Shard> parse_shard(const std::string& text) {
+  const auto slash = text.find('/');
+  const auto bad = [&] {
+    return parse_error("--shard: expected K/N with 1 <= K <= N (e.g. 2/4), got '" + text + "'");
+  };
+  if (slash == std::string::npos) return bad();
+  auto k = parse_int_option("--shard", text.substr(0, slash), 1, 1000000);
+  auto n = parse_int_option("--shard", text.substr(slash + 1), 1, 1000000);
+  if (!k.ok() || !n.ok() || *k > *n) return bad();
+  return reports::Shard{*k, *n};
+}
+
 }  // namespace
 
 int cmd_run(const std::vector<std::string>& args) {
@@ -93,7 +117,8 @@ int cmd_run(const std::vector<std::string>& args) {
       {"--backend", true},   {"--sweep", true},    {"--seed", true},
       {"--size", true},      {"--report", true},   {"--junit", true},
       {"--max-bytes", true}, {"--repeat", true},   {"--case-timeout", true},
-      {"--matrix", false},   {"--verbose", false}, {"--known-failures", true},
+      {"--matrix", false},   {"--verbose", false}, {"--quiet", false},
+      {"--time", true},      {"--shard", true},    {"--known-failures", true},
       {"--strict", false}};
   for (auto& spec : plugin_option_specs()) specs.push_back(spec);
   auto line = parse_command_line(args, specs, "gscheck run", kUsage);
@@ -122,7 +147,23 @@ int cmd_run(const std::vector<std::string>& args) {
     if (!n.ok()) return usage_error(n.error().message);
     seed = static_cast<uint64_t>(*n);
   }
+  std::optional<double> time_budget;
+  if (auto v = parsed.value("--time")) {
+    auto n = parse_int_option("--time", *v, 1, 100000000);
+    if (!n.ok()) return usage_error(n.error().message);
+    time_budget = static_cast<double>(*n);
+    if (!parsed.has("--sweep")) sweep = 100000000;  // the budget decides
+  }
+  std::optional<reports::Shard> shard;
+  if (auto v = parsed.value("--shard")) {
+    auto s = parse_shard(*v);
+    if (!s.ok()) return usage_error(s.error().message);
+    shard = *s;
+  }
 #if !defined(GSCHECK_HAVE_GENERATORS)
+  if (parsed.has("--time"))
+    return usage_error(
+        "this gscheck was built without the case generators (GSCHECK_TESTS=OFF): no --time");
   if (parsed.has("--sweep") && sweep > 0)
     return usage_error(
         "this gscheck was built without the case generators (GSCHECK_TESTS=OFF): "
@@ -158,6 +199,12 @@ int cmd_run(const std::vector<std::string>& args) {
     if (!listed.ok()) return usage_error(listed.error().message);
     files = std::move(listed).value();
   }
+  if (shard) {  // every N-th file, so each shard gets a spread of ops
+    std::vector<std::string> mine;
+    for (std::size_t i = 0; i < files.size(); ++i)
+      if (static_cast<int64_t>(i % shard->count) == shard->index - 1) mine.push_back(files[i]);
+    files = std::move(mine);
+  }
 
   const std::string report_path = parsed.value("--report").value_or("");
   CheckOptions opts;
@@ -166,10 +213,17 @@ int cmd_run(const std::vector<std::string>& args) {
   if (!report_path.empty())
     opts.failed_cases_dir =
         (std::filesystem::path(report_path).parent_path() / "failed_cases").string();
-  opts.sweep_repro = "gscheck run --backend " + shell_quote(backend_name) + " --seed " +
-                     std::to_string(seed) + " --sweep " + std::to_string(sweep) + " --size " +
-                     std::to_string(size) +
-                     (repeat > 1 ? " --repeat " + std::to_string(repeat) : std::string());
+  // The replay of the sweep; with a time budget the count is only known at the end, and
+  // failing cases' repros (when no report saves them) carry the requested bound.
+  auto sweep_repro = [&](int64_t count) {
+    return "gscheck run --backend " + shell_quote(backend_name) + " --seed " +
+           std::to_string(seed) + " --sweep " + std::to_string(count) + " --size " +
+           std::to_string(size) +
+           (shard ? " --shard " + std::to_string(shard->index) + "/" + std::to_string(shard->count)
+                  : std::string()) +
+           (repeat > 1 ? " --repeat " + std::to_string(repeat) : std::string());
+  };
+  opts.sweep_repro = sweep_repro(sweep);
   std::optional<reports::KnownFailures> known;
   if (auto v = parsed.value("--known-failures")) {
     auto k = reports::load_known_failures(*v);
@@ -188,6 +242,9 @@ int cmd_run(const std::vector<std::string>& args) {
   run.sweep = sweep;
   run.known_failures = parsed.value("--known-failures").value_or("");
   run.strict = parsed.has("--strict");
+  run.sweep_size = size;
+  run.shard = shard;
+  run.time_budget_s = time_budget;
   if (sweep > 0) run.seed = seed;
   // Case results go to the report files' spools as they come: memory stays flat over the sweep.
   auto stream = reports::ReportStream::open(run, report_path, parsed.value("--junit").value_or(""));
@@ -220,28 +277,57 @@ int cmd_run(const std::vector<std::string>& args) {
                    return status;
                  });
   const bool verbose = parsed.has("--verbose");
+
+  // Progress: the total is known unless a time budget decides it.
+  int64_t sweep_cases = sweep;
+  if (shard) sweep_cases = sweep / shard->count + (sweep % shard->count >= shard->index ? 1 : 0);
+  double interval = 10;
+  if (const char* e = std::getenv("GSCHECK_PROGRESS_INTERVAL")) {
+    auto n = parse_int_option("GSCHECK_PROGRESS_INTERVAL", e, 1, 86400);
+    if (!n.ok()) return usage_error(n.error().message);
+    interval = static_cast<double>(*n);
+  }
+  Progress progress(Progress::mode_for(parsed.has("--quiet"), stderr), stderr,
+                    time_budget
+                        ? std::nullopt
+                        : std::optional<int64_t>(static_cast<int64_t>(files.size()) + sweep_cases),
+                    time_budget, interval);
+  int64_t done = 0, failures = 0;
   std::optional<Error> spool_error;
   auto record = [&](const reports::CaseResult& r) {
     guard.case_finished();
-    if (verbose || reports::is_failure(r.verdict, run.strict)) {
+    const bool failed = reports::is_failure(r.verdict, run.strict);
+    failures += failed;
+    if (verbose || failed) {
+      progress.clear();
       std::fputs(result_text(r).c_str(), stdout);
       std::fflush(stdout);
     }
     if (Status st = (*stream)->add(r); !st.ok() && !spool_error) spool_error = st.error();
+    progress.update(++done, failures);
   };
-
-  std::vector<CaseFile> generated;  // --jobs N > 1 only: drawn up front, checked N at a time
-  auto file_in_flight = [&](const std::string& file) {
+  // Checks n items, N at a time with --jobs N, recording the results in order. Results come in
+  // order, so the item the run waits on (named when --case-timeout or a signal stops it) is
+  // always the next index.
+  auto check_in_order = [&](std::size_t n, auto&& check, auto&& in_flight) {
+    if (n == 0) return;
+    std::size_t waiting = 0;
+    guard.case_started(in_flight(0));
+    for_each_ordered<reports::CaseResult>(n, jobs, check, [&](reports::CaseResult&& r) {
+      record(r);
+      if (++waiting < n) guard.case_started(in_flight(waiting));
+    });
+  };
+  auto file_in_flight = [&](std::size_t i) {
     return InFlightCase{
-        file, file,
-        "gscheck eval --backend " + shell_quote(backend_name) + " " + shell_quote(file)};
+        files[i], files[i],
+        "gscheck eval --backend " + shell_quote(backend_name) + " " + shell_quote(files[i])};
   };
-  if (jobs <= 1) {
-    for (const auto& file : files) {
-      guard.case_started(file_in_flight(file));
-      record(checker.check_file(file));
-    }
-  }
+  // Case files first, then the sweep.
+  int64_t sweep_reached = sweep;  // sweep positions run (a time budget may stop it earlier)
+  double sweep_elapsed = 0;
+  check_in_order(
+      files.size(), [&](std::size_t i) { return checker.check_file(files[i]); }, file_in_flight);
 #if defined(GSCHECK_HAVE_GENERATORS)
   if (sweep > 0) {
     const Capabilities& caps = (*backend)->capabilities();
@@ -256,44 +342,55 @@ int cmd_run(const std::vector<std::string>& args) {
     so.apis = caps.apis;
     for (DType dt : caps.index_dtypes)
       if (dt == DType::kInt32 || dt == DType::kInt64) so.index_dtypes.push_back(dt);
-    gen::SampleStream cases(so);  // one case at a time, not the whole sweep up front
-    while (auto c = cases.next()) {
-      CaseFile f;
-      f.c = std::move(*c);
-      if (jobs > 1) {
-        generated.push_back(std::move(f));
+    // Drawn in batches of `jobs` cases under a time budget (checked before each batch, so a run
+    // overshoots it by at most one case per job: the sweep's cases take milliseconds), else of
+    // 1024 (the memory of a long sweep stays bounded).
+    gen::Sampler sampler(so);
+    const double sweep_start = elapsed();  // the budget is the sweep's: case files run in full
+    progress.start_budget();
+    const std::size_t batch_cases = time_budget ? static_cast<std::size_t>(jobs) : 1024;
+    std::vector<std::pair<int64_t, CaseFile>> batch;  // (sweep position, case)
+    // Under a time budget the count is known only at the end: a case's replay runs the sweep
+    // up to and including its own position.
+    auto repro_of = [&](int64_t position) {
+      return time_budget ? sweep_repro(position + 1) : opts.sweep_repro;
+    };
+    auto check_batch = [&] {
+      check_in_order(
+          batch.size(),
+          [&](std::size_t i) {
+            reports::CaseResult r = checker.check_case(batch[i].second, "");
+            if (r.repro == opts.sweep_repro) r.repro = repro_of(batch[i].first);
+            return r;
+          },
+          [&](std::size_t i) {
+            return InFlightCase{batch[i].second.c.name, "", repro_of(batch[i].first)};
+          });
+      batch.clear();
+      (*stream)->set_sweep_reached(sampler.position(), elapsed() - sweep_start);
+    };
+    while (sampler.position() < sweep &&
+           !(time_budget && elapsed() - sweep_start >= *time_budget)) {
+      if (shard && sampler.position() % shard->count != shard->index - 1) {
+        sampler.skip();
         continue;
       }
-      guard.case_started({f.c.name, "", opts.sweep_repro});
-      record(checker.check_case(f, ""));
+      const int64_t position = sampler.position();
+      std::optional<Case> c = sampler.next();
+      if (!c) continue;
+      CaseFile f;
+      f.c = std::move(*c);
+      batch.emplace_back(position, std::move(f));
+      if (batch.size() < batch_cases) continue;
+      check_batch();
     }
+    check_batch();
+    sweep_reached = sampler.position();
+    sweep_elapsed = elapsed() - sweep_start;
+    (*stream)->set_sweep_reached(sweep_reached, sweep_elapsed);
   }
 #endif
-  if (jobs > 1) {
-    // Case files first, then the sweep, checked N at a time and reported in this order. The
-    // plugin worker's --timeout bounds each call; --case-timeout bounds the wait for a result.
-    // Results come in order, so the case the run waits on is always the next index.
-    const std::size_t total = files.size() + generated.size();
-    std::size_t waiting = 0;
-    auto wait_on = [&](std::size_t i) {
-      if (i >= total) return guard.case_finished();
-      guard.case_started(i < files.size() ? file_in_flight(files[i])
-                                          : InFlightCase{generated[i - files.size()].c.name, "",
-                                                         opts.sweep_repro});
-    };
-    wait_on(0);
-    for_each_ordered<reports::CaseResult>(
-        total, jobs,
-        [&](std::size_t i) {
-          return i < files.size() ? checker.check_file(files[i])
-                                  : checker.check_case(generated[i - files.size()], "");
-        },
-        [&](reports::CaseResult&& r) {
-          record(r);
-          wait_on(++waiting);
-        });
-    guard.case_finished();
-  }
+  progress.finish(done, failures);
   const bool matrix = parsed.has("--matrix") || backend_name.starts_with("plugin:");
   int status = finish_stream(**stream, elapsed(), run.strict, /*table=*/true, matrix);
   if (spool_error) {
@@ -301,9 +398,15 @@ int cmd_run(const std::vector<std::string>& args) {
     status = 3;
   }
   std::printf("backend %s, %zu case files, sweep %lld, repeat %lld", backend_name.c_str(),
-              files.size(), static_cast<long long>(sweep), static_cast<long long>(repeat));
+              files.size(), static_cast<long long>(sweep_reached), static_cast<long long>(repeat));
+  if (shard)
+    std::printf(", shard %lld/%lld", static_cast<long long>(shard->index),
+                static_cast<long long>(shard->count));
+  if (time_budget)
+    std::printf(", time budget %.0f s (sweep %.2f s, run %.2f s)", *time_budget, sweep_elapsed,
+                elapsed());
   if (sweep > 0) std::printf(", seed %llu", static_cast<unsigned long long>(seed));
-  if (sweep > 0) std::printf(" (replay: %s)", opts.sweep_repro.c_str());
+  if (sweep > 0) std::printf(" (replay: %s)", sweep_repro(sweep_reached).c_str());
   std::printf("\n");
   return status;
 }

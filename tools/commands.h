@@ -14,6 +14,8 @@ int cmd_eval(const std::vector<std::string>& args);
 int cmd_run(const std::vector<std::string>& args);
 /// gscheck list-backends: each backend and the contract it declares.
 int cmd_list_backends(const std::vector<std::string>& args);
+/// gscheck report merge|diff: combine shard reports, compare two runs (tools/cmd_report.cc).
+int cmd_report(const std::vector<std::string>& args);
 /// gscheck export: seeded cases with the reference's outcome as expect (tools/cmd_export.cc).
 int cmd_export(const std::vector<std::string>& args);
 

@@ -21,6 +21,7 @@ struct Command {
 constexpr Command kCommands[] = {
     {"run", cmd_run, "the CI check: golden cases, regressions and a seeded sweep vs the reference"},
     {"eval", cmd_eval, "run case files on a backend and check their expected outcomes"},
+    {"report", cmd_report, "merge shard reports into one; diff two reports (regressions)"},
     {"list-backends", cmd_list_backends, "list the backends of this build and their contracts"},
 #if defined(GSCHECK_HAVE_EXPORT)
     {"export", cmd_export, "write seeded cases with the reference's outcome as case files"},

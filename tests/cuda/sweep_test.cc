@@ -2,8 +2,10 @@
 #include <gtest/gtest.h>
 
 #include <complex>
+#include <cstdlib>
 #include <iostream>
 #include <random>
+#include <string>
 #include <type_traits>
 
 #include "cuda/cuda_backends.h"
@@ -16,9 +18,17 @@ using testing::sweep_against_reference;
 
 class CudaEmuSweep : public ::testing::TestWithParam<Op> {};
 
+// In race mode where the build has it (docs/cuda.md): every launch's threads interleaved at each
+// device access, and a data race fails the case. GSCHECK_RACE=0 runs it without, to compare.
+bool sweep_in_race_mode() {
+  const char* e = std::getenv("GSCHECK_RACE");
+  return race_mode_available() && !(e && std::string(e) == "0");
+}
+
 TEST_P(CudaEmuSweep, AgreesWithTheReference) {
   for (bool det : {false, true}) {
-    auto b = make_cuda_emu_backend(2, KernelOptions{.deterministic = det});
+    auto b =
+        make_cuda_emu_backend(2, KernelOptions{.deterministic = det, .race = sweep_in_race_mode()});
     for (int size : {10, 40, 100}) {
       gen::SampleOptions opts;
       opts.seed = 1000 + static_cast<uint64_t>(GetParam()) * 10 + static_cast<uint64_t>(size);

@@ -1,0 +1,172 @@
+// cuda-emu race mode. Built twice: against the real kernels (no race may be reported, and the
+// results must match the reference), and with GSCHECK_PLANT_RACES (cuda/portability.h: the
+// scatter add's atomic replaced by a plain read-modify-write, update's atomic store by a plain
+// store), where race mode must name each planted race and plain cuda-emu must not notice.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "compare/compare.h"
+#include "core/case_json.h"
+#include "cuda/cuda_backends.h"
+#include "properties/sample.h"
+#include "reference/reference.h"
+
+namespace gscheck::cuda {
+namespace {
+
+#if defined(GSCHECK_PLANT_RACES)
+constexpr bool kPlanted = true;
+#else
+constexpr bool kPlanted = false;
+#endif
+
+// tf-gpu op of `rows` index rows all addressing element 1 of a float32 [4] (or [4, slice]).
+Case colliding_scatter(const std::string& op, int rows, int slice = 1) {
+  nlohmann::json indices = nlohmann::json::array(), updates = nlohmann::json::array();
+  for (int r = 0; r < rows; ++r) {
+    indices.push_back(1);
+    for (int j = 0; j < slice; ++j) updates.push_back(r + 1);
+  }
+  std::vector<int> tensor_shape = {4}, updates_shape = {rows};
+  if (slice > 1) {
+    tensor_shape.push_back(slice);
+    updates_shape.push_back(slice);
+  }
+  const nlohmann::json j = {
+      {"gscheck_case", 1},
+      {"name", "race/" + op},
+      {"op", op},
+      {"semantics", "tf-gpu"},
+      {"inputs",
+       {{"tensor", {{"dtype", "float32"}, {"shape", tensor_shape}, {"fill", 0}}},
+        {"indices", {{"dtype", "int32"}, {"shape", {rows, 1}}, {"data", indices}}},
+        {"updates", {{"dtype", "float32"}, {"shape", updates_shape}, {"data", updates}}}}}};
+  auto f = case_file_from_json(j);
+  EXPECT_TRUE(f.ok()) << f.error().message;
+  return f->c;
+}
+
+TEST(RaceMode, IsAvailableInThisBuild) {
+  if (!race_mode_available()) GTEST_SKIP() << "race mode unavailable (sanitizer build)";
+  auto b = make_cuda_emu_backend(1, {.race = true});
+  EXPECT_EQ(b->capabilities().name, "cuda-emu-race");
+}
+
+TEST(RaceMode, CollidingAtomicAddAndUpdate) {
+  if (!race_mode_available()) GTEST_SKIP() << "race mode unavailable (sanitizer build)";
+  auto race = make_cuda_emu_backend(1, {.race = true, .race_seed = 7});
+  for (const char* op : {"tensor_scatter_nd_add", "tensor_scatter_nd_update"}) {
+    const Case c = colliding_scatter(op, 64);
+    const Outcome got = race->run(c);
+    if (!kPlanted) {
+      // The real kernels use atomics: no race, and the result is one TF allows.
+      ASSERT_TRUE(got.ok()) << op << ": " << got.error().message;
+      const auto v = compare::compare_outcomes(c, reference::run(c), got,
+                                               compare::options_for(race->capabilities()));
+      EXPECT_TRUE(v.pass) << op << ": " << v.summary;
+      continue;
+    }
+    ASSERT_FALSE(got.ok()) << op << ": the planted race went unnoticed";
+    EXPECT_EQ(got.error().cls, ErrorClass::kInternal);
+    const std::string& m = got.error().message;
+    // The add goes through the reduce kernel, update through the atomic one (cuda/scatter_nd.cuh).
+    const std::string kernel = std::string(op) == "tensor_scatter_nd_add"
+                                   ? "ScatterReduceKernel<float, unsigned int, 1>"
+                                   : "ScatterAtomicKernel<float, unsigned int>";
+    EXPECT_NE(m.find("race mode: data race in " + kernel + " (launch "), std::string::npos) << m;
+    EXPECT_NE(m.find("on output element 1 (flat): thread "), std::string::npos) << m;
+    // add: one thread's read or write against another's write; update: two plain writes.
+    EXPECT_NE(m.find("non-atomic write"), std::string::npos) << m;
+    if (std::string(op) == "tensor_scatter_nd_update") {
+      EXPECT_EQ(m.find("non-atomic read"), std::string::npos) << m;
+    }
+  }
+}
+
+TEST(RaceMode, PlantedRacesAreInvisibleWithoutIt) {
+  // One worker thread runs the grid's threads one after another: no update is ever lost, so
+  // plain cuda-emu passes even the planted kernels. This is why race mode exists.
+  auto plain = make_cuda_emu_backend(1);
+  for (const char* op : {"tensor_scatter_nd_add", "tensor_scatter_nd_update"}) {
+    const Case c = colliding_scatter(op, 64);
+    const Outcome got = plain->run(c);
+    ASSERT_TRUE(got.ok()) << got.error().message;
+    EXPECT_TRUE(compare::compare_outcomes(c, reference::run(c), got,
+                                          compare::options_for(plain->capabilities()))
+                    .pass);
+  }
+}
+
+TEST(RaceMode, InterleavingLosesUpdatesOfThePlantedAdd) {
+  if (!race_mode_available()) GTEST_SKIP() << "race mode unavailable (sanitizer build)";
+  if (!kPlanted) GTEST_SKIP() << "only the planted build loses updates";
+  // Race mode also runs the interleaving: with the plain read-modify-write some of the 64 adds
+  // to one element are lost, which a run-to-completion emulator never shows.
+  auto race = make_cuda_emu_backend(1, {.race = true, .race_seed = 3});
+  const Case c = colliding_scatter("tensor_scatter_nd_add", 64, 8);
+  const Outcome got = race->run(c);
+  ASSERT_FALSE(got.ok());
+  EXPECT_NE(got.error().message.find("racing bytes in all"), std::string::npos)
+      << got.error().message;
+}
+
+TEST(RaceMode, RefusesCasesTooLargeToShadow) {
+  if (!race_mode_available()) GTEST_SKIP() << "race mode unavailable (sanitizer build)";
+  auto race = make_cuda_emu_backend(1, {.race = true});
+  // 10M index rows and float32 updates, 80 MB: more device memory than race mode tracks
+  // (64 MiB), so a refusal (SKIPPED in a run), not a 2 GB shadow.
+  const nlohmann::json j = {
+      {"gscheck_case", 1},
+      {"name", "race/too_big"},
+      {"op", "scatter_nd"},
+      {"semantics", "tf-gpu"},
+      {"inputs",
+       {{"indices", {{"dtype", "int32"}, {"shape", {10000000, 1}}, {"fill", 0}}},
+        {"updates", {{"dtype", "float32"}, {"shape", {10000000}}, {"fill", 1}}},
+        {"shape", {{"dtype", "int32"}, {"shape", {1}}, {"data", {4}}}}}}};
+  auto f = case_file_from_json(j, int64_t{1} << 30);
+  ASSERT_TRUE(f.ok()) << f.error().message;
+  const Outcome got = race->run(f->c);
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.error().cls, ErrorClass::kResourceExhausted) << got.error().message;
+  EXPECT_NE(got.error().message.find("race mode tracks at most 64 MiB"), std::string::npos)
+      << got.error().message;
+}
+
+// The sweep of tf-gpu scatter cases: the planted build must report races (and only races) on
+// colliding add/update cases; the real kernels none at all.
+TEST(RaceMode, SweepOfScatterCases) {
+  if (!race_mode_available()) GTEST_SKIP() << "race mode unavailable (sanitizer build)";
+  auto race = make_cuda_emu_backend(1, {.race = true});
+  gen::SampleOptions so;
+  so.seed = 20261201;
+  so.count = 400;
+  so.ops = {Op::kTensorScatterAdd, Op::kTensorScatterUpdate, Op::kScatterNd};
+  so.dtypes = {DType::kFloat32, DType::kInt32, DType::kFloat64};
+  so.semantics = {Semantics::kTfGpu};
+  int races = 0, ran = 0;
+  for (const Case& c : gen::sample_cases(so)) {
+    const Outcome got = race->run(c);
+    ++ran;
+    const bool raced = !got.ok() && got.error().message.starts_with("race mode: data race in ");
+    races += raced;
+    if (!kPlanted) {
+      EXPECT_FALSE(raced) << c.name << ": " << got.error().message;
+    }
+    if (raced) {
+      const std::string& m = got.error().message;
+      EXPECT_TRUE(m.find("ScatterAtomicKernel<") != std::string::npos ||
+                  m.find("ScatterReduceKernel<") != std::string::npos)
+          << m;
+    }
+  }
+  std::cout << ran << " tf-gpu scatter cases, " << races << " with a race reported\n";
+  if (kPlanted) {
+    EXPECT_GT(races, ran / 20);
+  }
+}
+
+}  // namespace
+}  // namespace gscheck::cuda

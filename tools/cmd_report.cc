@@ -1,0 +1,101 @@
+// `gscheck report merge|diff`: combine shard reports, compare two runs.
+#include <cstdio>
+#include <fstream>
+
+#include "reports/combine.h"
+#include "tools/case_check.h"
+#include "tools/cli_args.h"
+#include "tools/commands.h"
+
+namespace gscheck::tools {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: gscheck report merge REPORT.json... -o OUT.json [--junit FILE] [--force]\n"
+    "       gscheck report diff OLD.json NEW.json [--json] [--max-cases N]\n"
+    "  merge: combine the reports of `gscheck run --shard K/N` (K = 1..N, same backend, seed\n"
+    "    and sweep size) into the report of the whole run: cases in the unsharded run's order,\n"
+    "    totals, per-op table and matrix recomputed, JUnit regenerated. Other combinations are\n"
+    "    refused, naming the difference, unless --force (then cases are kept in argument order).\n"
+    "    Prints the per-op table; exit 1 when the merged run has a failure.\n"
+    "  diff: what changed from OLD to NEW, matching cases by name: new failures, capabilities\n"
+    "    lost (PASSED -> UNIMPLEMENTED/SKIPPED), fixes, gains, other verdict changes, added and\n"
+    "    removed cases, and the capability-matrix rows whose counts changed. --json prints it as\n"
+    "    JSON; --max-cases caps the cases listed in the table (default 200). Exit 1 on a\n"
+    "    regression (a new failure or a lost capability), 0 otherwise.\n"
+    "  Exit status 2: bad command line or unreadable report; 3: an output could not be written.\n";
+
+int usage_error(const std::string& message) {
+  std::fprintf(stderr, "gscheck report: %s\n%s", message.c_str(), kUsage);
+  return 2;
+}
+
+int merge(const std::vector<std::string>& args) {
+  auto line = parse_command_line(args, {{"-o", true}, {"--junit", true}, {"--force", false}},
+                                 "gscheck report merge", kUsage);
+  if (!line.args) return line.exit_status;
+  const ParsedArgs& parsed = *line.args;
+  const std::string out = parsed.value("-o").value_or("");
+  if (out.empty()) return usage_error("merge needs -o OUT.json");
+  if (parsed.positional.empty()) return usage_error("merge needs at least one report");
+  std::vector<reports::MergeInput> inputs;
+  for (const std::string& path : parsed.positional) {
+    auto r = reports::read_json_report(path);
+    if (!r.ok()) return usage_error(r.error().message);
+    inputs.push_back({path, std::move(*r)});
+  }
+  auto merged = reports::merge_reports(std::move(inputs), parsed.has("--force"));
+  if (!merged.ok()) {
+    std::fprintf(stderr, "gscheck %s\n", merged.error().message.c_str());
+    return 2;
+  }
+  merged->run.argv = {"gscheck", "report", "merge"};
+  merged->run.argv.insert(merged->run.argv.end(), args.begin(), args.end());
+  return finish_run(*merged, out, parsed.value("--junit").value_or(""), /*table=*/true);
+}
+
+int diff(const std::vector<std::string>& args) {
+  auto line = parse_command_line(args, {{"--json", false}, {"--max-cases", true}},
+                                 "gscheck report diff", kUsage);
+  if (!line.args) return line.exit_status;
+  const ParsedArgs& parsed = *line.args;
+  if (parsed.positional.size() != 2)
+    return usage_error("diff takes two reports, OLD.json and NEW.json; got " +
+                       std::to_string(parsed.positional.size()));
+  int64_t max_cases = 200;
+  if (auto v = parsed.value("--max-cases")) {
+    auto n = parse_int_option("--max-cases", *v, 0, INT64_MAX);
+    if (!n.ok()) return usage_error(n.error().message);
+    max_cases = *n;
+  }
+  auto old_report = reports::read_json_report(parsed.positional[0]);
+  if (!old_report.ok()) return usage_error(old_report.error().message);
+  auto new_report = reports::read_json_report(parsed.positional[1]);
+  if (!new_report.ok()) return usage_error(new_report.error().message);
+  const reports::ReportDiff d = reports::diff_reports(*old_report, *new_report);
+  if (parsed.has("--json")) {
+    std::puts(reports::diff_to_json(d)
+                  .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+                  .c_str());
+  } else {
+    std::fputs(reports::diff_table(d, static_cast<std::size_t>(max_cases)).c_str(), stdout);
+  }
+  std::fflush(stdout);
+  return d.regression() ? 1 : 0;
+}
+
+}  // namespace
+
+int cmd_report(const std::vector<std::string>& args) {
+  if (args.empty()) return usage_error("which report command: merge or diff?");
+  const std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (args[0] == "merge") return merge(rest);
+  if (args[0] == "diff") return diff(rest);
+  if (args[0] == "--help" || args[0] == "-h") {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  return usage_error("unknown report command '" + args[0] + "' (merge or diff)");
+}
+
+}  // namespace gscheck::tools
