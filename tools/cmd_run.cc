@@ -309,12 +309,13 @@ int cmd_run(const std::vector<std::string>& args) {
   // Checks n items, N at a time with --jobs N, recording the results in order. Results come in
   // order, so the item the run waits on (named when --case-timeout or a signal stops it) is
   // always the next index.
-  auto check_in_order = [&](std::size_t n, auto&& check, auto&& in_flight) {
+  auto check_in_order = [&](std::size_t n, auto&& check, auto&& in_flight, auto&& recorded) {
     if (n == 0) return;
     std::size_t waiting = 0;
     guard.case_started(in_flight(0));
     for_each_ordered<reports::CaseResult>(n, jobs, check, [&](reports::CaseResult&& r) {
       record(r);
+      recorded(waiting);
       if (++waiting < n) guard.case_started(in_flight(waiting));
     });
   };
@@ -327,7 +328,8 @@ int cmd_run(const std::vector<std::string>& args) {
   int64_t sweep_reached = sweep;  // sweep positions run (a time budget may stop it earlier)
   double sweep_elapsed = 0;
   check_in_order(
-      files.size(), [&](std::size_t i) { return checker.check_file(files[i]); }, file_in_flight);
+      files.size(), [&](std::size_t i) { return checker.check_file(files[i]); }, file_in_flight,
+      [](std::size_t) {});
 #if defined(GSCHECK_HAVE_GENERATORS)
   if (sweep > 0) {
     const Capabilities& caps = (*backend)->capabilities();
@@ -365,9 +367,12 @@ int cmd_run(const std::vector<std::string>& args) {
           },
           [&](std::size_t i) {
             return InFlightCase{batch[i].second.c.name, "", repro_of(batch[i].first)};
+          },
+          // A run stopped by a signal reports the positions it has results for.
+          [&](std::size_t i) {
+            (*stream)->set_sweep_reached(batch[i].first + 1, elapsed() - sweep_start);
           });
       batch.clear();
-      (*stream)->set_sweep_reached(sampler.position(), elapsed() - sweep_start);
     };
     while (sampler.position() < sweep &&
            !(time_budget && elapsed() - sweep_start >= *time_budget)) {
