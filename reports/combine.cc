@@ -324,7 +324,8 @@ ReportDiff diff_reports(const Report& old_report, const Report& new_report) {
       it->second.old_row = MatrixRow{m.op, m.dtype, m.index_dtype, m.bad_indices_policy, {}};
     it->second.new_row = m;
   }
-  for (auto& [key, rc] : rows) {
+  for (auto& entry : rows) {
+    RowChange& rc = entry.second;  // a reference, not a binding: lambdas capture it (clang 14)
     auto same = [&] {
       for (Verdict v : kAllVerdicts)
         if (count(rc.old_row.counts, v) != count(rc.new_row.counts, v)) return false;
