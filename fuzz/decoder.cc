@@ -179,6 +179,9 @@ class Decoder {
   Case gather_nd();
   Case scatter_nd();
   Case tensor_scatter();
+  // Decided last, from what the op left: one case in four is the raw kernel (GatherV2,
+  // GatherNd, ...), never on exhausted input, so short inputs stay Python-level cases.
+  bool kernel_level() { return rare(4); }
 
  private:
   // A choice in [0, n); exhausted input gives 0, so choice 0 is always the plain one.
@@ -525,6 +528,20 @@ Case decode_case(Family family, const uint8_t* data, std::size_t size, const Dec
       break;
   }
   c.name = std::string(op_name(c.op)) + "/fuzz";
+  if (d.kernel_level()) {
+    // What Python passes to the kernel: gather's axis=None as axis = batch_dims; the GatherNd
+    // kernel has no batch_dims (Python's reshape lowers it). The other rules (a constant axis 0
+    // keeps batch_dims) are the kernel's own and the reference applies them.
+    if (c.op == Op::kGather && !c.axis) {
+      const bool fits = c.batch_dims >= std::numeric_limits<int32_t>::min() &&
+                        c.batch_dims <= std::numeric_limits<int32_t>::max();
+      c.axis = fits ? Tensor::from_values<int32_t>(Shape{}, {static_cast<int32_t>(c.batch_dims)})
+                    : Tensor::from_values<int64_t>(Shape{}, {c.batch_dims});
+    }
+    if (c.op == Op::kGatherNd) c.batch_dims = 0;
+    c.api = Api::kKernel;
+    c.name += "/kernel";
+  }
   return c;
 }
 

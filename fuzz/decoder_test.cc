@@ -29,7 +29,7 @@ std::vector<const std::optional<Tensor>*> inputs_of(const Case& c) {
 }
 
 bool same_case(const Case& a, const Case& b) {
-  if (a.name != b.name || a.op != b.op || a.semantics != b.semantics ||
+  if (a.name != b.name || a.op != b.op || a.semantics != b.semantics || a.api != b.api ||
       a.batch_dims != b.batch_dims || a.bad_indices_policy != b.bad_indices_policy) {
     return false;
   }
@@ -196,6 +196,32 @@ TEST(FuzzDecoder, ReachesEveryDtypeRankPolicyAndBoundary) {
       EXPECT_EQ(ops.size(), 5u);
     }
   }
+}
+
+// A quarter of the inputs are raw-kernel cases, shaped as Python would pass them.
+TEST(FuzzDecoder, ReachesKernelLevelCasesOfEveryFamily) {
+  std::mt19937 rng(7);
+  for (Family f : kAllFamilies) {
+    int kernel = 0, python = 0;
+    for (int i = 0; i < 2000; ++i) {
+      const Case c = decode(f, random_bytes(rng, 256));
+      if (c.api == Api::kKernel) {
+        ++kernel;
+        EXPECT_TRUE(c.name.ends_with("/kernel")) << c.name;
+        if (c.op == Op::kGather) {
+          EXPECT_TRUE(c.axis.has_value()) << c.name;
+        }
+        if (c.op == Op::kGatherNd) {
+          EXPECT_EQ(c.batch_dims, 0) << c.name;
+        }
+      } else {
+        ++python;
+      }
+    }
+    EXPECT_GT(kernel, 200) << family_name(f);
+    EXPECT_GT(python, 1000) << family_name(f);
+  }
+  EXPECT_EQ(decode(Family::kGather, {}).api, Api::kPython);  // exhausted input: Python level
 }
 
 TEST(FuzzDecoder, GatherReachesAxisAndBatchDimsExtremes) {
