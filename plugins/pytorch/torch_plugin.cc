@@ -136,7 +136,7 @@ at::Tensor gather_nd(const gsc_call* call, std::string& error) {
   shape.insert(shape.end(), p.dims + depth, p.dims + p.rank);
   if (over_budget(call, shape, p.dtype)) return error = "budget", at::Tensor();
   const at::Tensor params = view_of(p);
-  if (depth == 0) return params.expand(shape).clone();  // every row is the whole of params
+  if (depth == 0) return params.expand(shape);  // every row is all of params (a view)
   return params.index(rows_of(view_of(i)));
 }
 
@@ -247,14 +247,15 @@ int32_t run_call(const gsc_call* call, gsc_result* result) {
   if (error == "budget") return fail(result, GSC_RESOURCE_EXHAUSTED, "output over the budget");
   if (!error.empty()) return fail(result, GSC_INVALID_ARGUMENT, error);
 
-  out = out.contiguous();
   const int dtype = gsc_dtype_of(out.scalar_type());
   if (dtype < 0) return fail(result, GSC_INTERNAL, "PyTorch returned an unknown dtype");
   const std::vector<int64_t> dims(out.sizes().begin(), out.sizes().end());
   void* dst =
       call->alloc_output(call->alloc_ctx, dtype, static_cast<int32_t>(dims.size()), dims.data());
   if (!dst) return fail(result, GSC_RESOURCE_EXHAUSTED, "gscheck refused the output's size");
-  if (out.numel() > 0) std::memcpy(dst, out.data_ptr(), out.nbytes());
+  // Straight into gscheck's buffer: a view (an expanded params) is materialised only there.
+  if (out.numel() > 0)
+    at::from_blob(dst, dims, at::TensorOptions().dtype(out.scalar_type())).copy_(out);
   return GSC_OK;
 }
 
