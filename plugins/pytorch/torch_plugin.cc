@@ -25,6 +25,7 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gscheck/plugin.h"
@@ -81,36 +82,55 @@ int64_t product(const std::vector<int64_t>& d, std::size_t from, std::size_t to)
   return n;
 }
 
-// The budget check before PyTorch allocates the output (gscheck refuses it anyway).
+// What the wrapper refuses before calling PyTorch: an error code and its message.
+struct Refusal {
+  int32_t code = GSC_OK;
+  std::string message;
+  at::Tensor operator()(int32_t c, std::string m) {
+    code = c;
+    message = std::move(m);
+    return at::Tensor();
+  }
+  at::Tensor operator()(std::string m) { return (*this)(GSC_INVALID_ARGUMENT, std::move(m)); }
+};
+
+// The budget check before PyTorch allocates the output (gscheck refuses it anyway). A shape of
+// more than 2^63 - 1 elements (scatter_nd's shape input) is left to PyTorch, which refuses it.
 bool over_budget(const gsc_call* call, const std::vector<int64_t>& shape, int32_t dtype) {
-  const __int128 bytes = static_cast<__int128>(product(shape, 0, shape.size())) *
-                         static_cast<__int128>(c10::elementSize(kTorchDtype[dtype]));
-  return call->max_bytes > 0 && bytes > call->max_bytes;
+  __int128 n = 1;
+  for (int64_t d : shape) {
+    if (d == 0) return false;
+    if (n > INT64_MAX / d) return false;  // n * d would pass 2^63 - 1
+    n *= d;
+  }
+  return call->max_bytes > 0 &&
+         n * static_cast<__int128>(c10::elementSize(kTorchDtype[dtype])) > call->max_bytes;
 }
 
 // tf.raw_ops.GatherV2(params, indices, axis, batch_dims).
-at::Tensor gather(const gsc_call* call, std::string& error) {
+at::Tensor gather(const gsc_call* call, Refusal& refuse) {
   const gsc_tensor& p = *call->params;
   const gsc_tensor& i = *call->indices;
-  if (p.rank < 1) return error = "params must be at least 1 dimensional", at::Tensor();
+  if (p.rank < 1) return refuse("params must be at least 1 dimensional");
   const std::optional<int64_t> axis_value = scalar_int(*call->axis);
-  if (!axis_value) return error = "axis must be an integer scalar", at::Tensor();
+  if (!axis_value) return refuse("axis must be an integer scalar");
   int64_t axis = *axis_value;
-  if (axis < -p.rank || axis >= p.rank) return error = "axis out of range", at::Tensor();
+  if (axis < -p.rank || axis >= p.rank) return refuse("axis out of range");
   if (axis < 0) axis += p.rank;
   int64_t b = call->batch_dims;
-  if (b < -i.rank || b > i.rank) return error = "batch_dims out of range", at::Tensor();
+  if (b < -i.rank || b > i.rank) return refuse("batch_dims out of range");
   if (b < 0) b += i.rank;
-  if (b >= p.rank) return error = "batch_dims must be less than rank(params)", at::Tensor();
-  if (b > axis) return error = "batch_dims must be less than or equal to axis", at::Tensor();
+  if (b >= p.rank) return refuse("batch_dims must be less than rank(params)");
+  if (b > axis) return refuse("batch_dims must be less than or equal to axis");
   const std::vector<int64_t> pd = dims_of(p), id = dims_of(i);
   for (int64_t k = 0; k < b; ++k)
-    if (pd[k] != id[k]) return error = "params and indices batch dimensions differ", at::Tensor();
+    if (pd[k] != id[k]) return refuse("params and indices batch dimensions differ");
   const auto ax = static_cast<std::size_t>(axis), bd = static_cast<std::size_t>(b);
   std::vector<int64_t> shape(pd.begin(), pd.begin() + axis);
   shape.insert(shape.end(), id.begin() + b, id.end());
   shape.insert(shape.end(), pd.begin() + axis + 1, pd.end());
-  if (over_budget(call, shape, p.dtype)) return error = "budget", at::Tensor();
+  if (over_budget(call, shape, p.dtype))
+    return refuse(GSC_RESOURCE_EXHAUSTED, "the output is over the byte budget");
 
   const at::Tensor params = view_of(p), indices = view_of(i).to(at::kLong);
   if (b == 0) return at::index_select(params, axis, indices.reshape({-1})).reshape(shape);
@@ -125,23 +145,24 @@ at::Tensor gather(const gsc_call* call, std::string& error) {
 }
 
 // tf.raw_ops.GatherNd(params, indices).
-at::Tensor gather_nd(const gsc_call* call, std::string& error) {
+at::Tensor gather_nd(const gsc_call* call, Refusal& refuse) {
   const gsc_tensor& p = *call->params;
   const gsc_tensor& i = *call->indices;
-  if (p.rank < 1) return error = "params must be at least a vector", at::Tensor();
-  if (i.rank < 1) return error = "indices must be at least a vector", at::Tensor();
+  if (p.rank < 1) return refuse("params must be at least a vector");
+  if (i.rank < 1) return refuse("indices must be at least a vector");
   const int64_t depth = i.dims[i.rank - 1];
-  if (depth > p.rank) return error = "index depth exceeds rank(params)", at::Tensor();
+  if (depth > p.rank) return refuse("index depth exceeds rank(params)");
   std::vector<int64_t> shape(i.dims, i.dims + i.rank - 1);
   shape.insert(shape.end(), p.dims + depth, p.dims + p.rank);
-  if (over_budget(call, shape, p.dtype)) return error = "budget", at::Tensor();
+  if (over_budget(call, shape, p.dtype))
+    return refuse(GSC_RESOURCE_EXHAUSTED, "the output is over the byte budget");
   const at::Tensor params = view_of(p);
   if (depth == 0) return params.expand(shape);  // every row is all of params (a view)
   return params.index(rows_of(view_of(i)));
 }
 
 // scatter_nd and tensor_scatter_nd_*: out is a fresh tensor, updated in place.
-at::Tensor scatter(const gsc_call* call, std::string& error) {
+at::Tensor scatter(const gsc_call* call, Refusal& refuse) {
   const gsc_tensor& i = *call->indices;
   const gsc_tensor& u = *call->updates;
   at::Tensor out;
@@ -149,28 +170,29 @@ at::Tensor scatter(const gsc_call* call, std::string& error) {
   if (call->op == GSC_SCATTER_ND) {
     const gsc_tensor& s = *call->shape;
     if (s.rank != 1 || (s.dtype != GSC_INT32 && s.dtype != GSC_INT64))
-      return error = "shape must be an integer vector", at::Tensor();
+      return refuse("shape must be an integer vector");
     for (int64_t k = 0; k < s.dims[0]; ++k) {
       const int64_t v = s.dtype == GSC_INT32 ? static_cast<const int32_t*>(s.data)[k]
                                              : static_cast<const int64_t*>(s.data)[k];
-      if (v < 0) return error = "shape entries must be >= 0", at::Tensor();
+      if (v < 0) return refuse("shape entries must be >= 0");
       shape.push_back(v);
     }
-    if (over_budget(call, shape, u.dtype)) return error = "budget", at::Tensor();
+    if (over_budget(call, shape, u.dtype))
+      return refuse(GSC_RESOURCE_EXHAUSTED, "the output is over the byte budget");
     out = at::zeros(shape, at::TensorOptions().dtype(kTorchDtype[u.dtype]));
   } else {
     shape = dims_of(*call->tensor);
-    if (over_budget(call, shape, call->tensor->dtype)) return error = "budget", at::Tensor();
+    if (over_budget(call, shape, call->tensor->dtype))
+      return refuse(GSC_RESOURCE_EXHAUSTED, "the output is over the byte budget");
     out = view_of(*call->tensor).clone();
   }
-  if (shape.empty()) return error = "output must be at least 1-D", at::Tensor();
-  if (i.rank < 1) return error = "indices must be at least 1-D", at::Tensor();
+  if (shape.empty()) return refuse("output must be at least 1-D");
+  if (i.rank < 1) return refuse("indices must be at least 1-D");
   const int64_t depth = i.dims[i.rank - 1];
-  if (depth > static_cast<int64_t>(shape.size()))
-    return error = "index depth exceeds rank(output)", at::Tensor();
+  if (depth > static_cast<int64_t>(shape.size())) return refuse("index depth exceeds rank(output)");
   if (depth == 0) {  // no coordinate to index with: a no-op on an empty output only
     if (out.numel() == 0) return out;
-    return error = "index depth 0 on a non-empty output", at::Tensor();
+    return refuse("index depth 0 on a non-empty output");
   }
   const at::Tensor indices = view_of(i);
   const at::Tensor updates = view_of(u);
@@ -236,16 +258,15 @@ int32_t run_call(const gsc_call* call, gsc_result* result) {
   if (call->op != GSC_GATHER && !policy.empty() && policy != "DEFAULT" && policy != "ERROR")
     return fail(result, GSC_UNIMPLEMENTED, "PyTorch has no bad_indices_policy " + policy);
 
-  std::string error;
+  Refusal refused;
   at::Tensor out;
   if (call->op == GSC_GATHER)
-    out = gather(call, error);
+    out = gather(call, refused);
   else if (call->op == GSC_GATHER_ND)
-    out = gather_nd(call, error);
+    out = gather_nd(call, refused);
   else
-    out = scatter(call, error);
-  if (error == "budget") return fail(result, GSC_RESOURCE_EXHAUSTED, "output over the budget");
-  if (!error.empty()) return fail(result, GSC_INVALID_ARGUMENT, error);
+    out = scatter(call, refused);
+  if (refused.code != GSC_OK) return fail(result, refused.code, refused.message);
 
   const int dtype = gsc_dtype_of(out.scalar_type());
   if (dtype < 0) return fail(result, GSC_INTERNAL, "PyTorch returned an unknown dtype");
