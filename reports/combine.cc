@@ -43,6 +43,12 @@ std::string mismatch(const MergeInput& a, const MergeInput& b) {
     return differ("sweep size", std::to_string(x.sweep_size), std::to_string(y.sweep_size));
   if (x.shard.has_value() != y.shard.has_value() || (x.shard && x.shard->count != y.shard->count))
     return differ("shard count", shard_text(x.shard), shard_text(y.shard));
+  // XFAIL/XPASS verdicts depend on the known-failures file, and whether XPASS fails on --strict.
+  auto file = [](const std::string& f) { return f.empty() ? std::string("none") : f; };
+  if (x.known_failures != y.known_failures)
+    return differ("known failures", file(x.known_failures), file(y.known_failures));
+  if (x.strict != y.strict)
+    return differ("--strict", x.strict ? "yes" : "no", y.strict ? "yes" : "no");
   return "";
 }
 
@@ -90,8 +96,13 @@ Expected<Report> merge_reports(std::vector<MergeInput> inputs, bool force) {
   run.elapsed_s = 0;
   run.sweep_elapsed_s = 0;
   run.sweep = 0;
+  run.interrupted.clear();
   for (const MergeInput& in : inputs) {
     run.merged_from.push_back(in.path);
+    // A part that did not finish leaves the merged run unfinished too (its JUnit says so).
+    if (!in.report.run.interrupted.empty())
+      run.interrupted +=
+          (run.interrupted.empty() ? "" : "; ") + in.path + ": " + in.report.run.interrupted;
     // Shards run side by side: the merged run took as long as the slowest.
     run.elapsed_s = std::max(run.elapsed_s, in.report.run.elapsed_s);
     run.sweep_elapsed_s = std::max(run.sweep_elapsed_s, in.report.run.sweep_elapsed_s);
@@ -313,7 +324,8 @@ ReportDiff diff_reports(const Report& old_report, const Report& new_report) {
       it->second.old_row = MatrixRow{m.op, m.dtype, m.index_dtype, m.bad_indices_policy, {}};
     it->second.new_row = m;
   }
-  for (auto& [key, rc] : rows) {
+  for (auto& entry : rows) {
+    RowChange& rc = entry.second;  // a reference, not a binding: lambdas capture it (clang 14)
     auto same = [&] {
       for (Verdict v : kAllVerdicts)
         if (count(rc.old_row.counts, v) != count(rc.new_row.counts, v)) return false;

@@ -91,8 +91,8 @@ Expected<KnownFailures> known_failures_from_json(const json& j, const std::strin
     const json& e = list[i];
     const std::string where = "known[" + std::to_string(i) + "]";
     if (!e.is_object()) return bad(path, where, "expected an object");
-    for (const auto& [k, v] : e.items()) {
-      (void)v;
+    for (const auto& item : e.items()) {
+      const std::string& k = item.key();
       if (std::none_of(std::begin(kFields), std::end(kFields),
                        [&](const char* f) { return k == f; }))
         return bad(path, where + "." + k,

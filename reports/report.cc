@@ -364,12 +364,6 @@ struct Reader {
   }
 };
 
-std::optional<Verdict> verdict_from_name(std::string_view name) {
-  for (Verdict v : kAllVerdicts)
-    if (verdict_name(v) == name) return v;
-  return std::nullopt;
-}
-
 #define GSCHECK_ASSIGN(lhs, expr)    \
   do {                               \
     auto v_ = (expr);                \
@@ -387,6 +381,7 @@ Expected<CaseResult> case_from_json(const json& j, const std::string& where) {
   if (j.contains("op") && !j["op"].is_null())
     GSCHECK_ASSIGN(r.op, rd.named<Op>(j, "op", op_from_name));
   GSCHECK_ASSIGN(r.semantics, rd.named<Semantics>(j, "semantics", semantics_from_name));
+  if (j.contains("api")) GSCHECK_ASSIGN(r.api, rd.named<Api>(j, "api", api_from_name));
   auto inputs = j.find("inputs");
   if (inputs == j.end() || !inputs->is_object()) return rd.bad("\"inputs\" is not an object");
   for (const auto& [name, in] : inputs->items()) {
@@ -429,6 +424,15 @@ Expected<CaseResult> case_from_json(const json& j, const std::string& where) {
   GSCHECK_ASSIGN(r.repro, rd.get<std::string>(j, "repro"));
   GSCHECK_ASSIGN(r.runs, rd.get<int>(j, "runs"));
   GSCHECK_ASSIGN(r.differing_runs, rd.get<int>(j, "differing_runs"));
+  if (auto k = j.find("known_failure"); k != j.end() && !k->is_null()) {
+    const Reader krd{where + ".known_failure"};
+    CaseResult::Known known;
+    GSCHECK_ASSIGN(known.verdict, krd.named<Verdict>(*k, "verdict", verdict_from_name));
+    GSCHECK_ASSIGN(known.entry, krd.get<std::string>(*k, "entry"));
+    GSCHECK_ASSIGN(known.reason, krd.get<std::string>(*k, "reason"));
+    GSCHECK_ASSIGN(known.link, krd.get<std::string>(*k, "link"));
+    r.known = std::move(known);
+  }
   return r;
 }
 
@@ -465,6 +469,11 @@ Expected<Report> report_from_json(const json& j) {
     GSCHECK_ASSIGN(r.run.sweep_elapsed_s, rd.get<double>(j, "sweep_elapsed_s"));
   if (j.contains("merged_from"))
     GSCHECK_ASSIGN(r.run.merged_from, rd.get<std::vector<std::string>>(j, "merged_from"));
+  if (j.contains("known_failures") && !j["known_failures"].is_null())
+    GSCHECK_ASSIGN(r.run.known_failures, rd.get<std::string>(j, "known_failures"));
+  if (j.contains("strict")) GSCHECK_ASSIGN(r.run.strict, rd.get<bool>(j, "strict"));
+  if (j.contains("interrupted") && !j["interrupted"].is_null())
+    GSCHECK_ASSIGN(r.run.interrupted, rd.get<std::string>(j, "interrupted"));
   auto b = j.find("backend");
   if (b == j.end() || !b->is_object()) return rd.bad("\"backend\" is not an object");
   const Reader brd{"report.backend"};
@@ -477,6 +486,10 @@ Expected<Report> report_from_json(const json& j) {
   GSCHECK_ASSIGN(caps.deterministic, brd.get<bool>(*b, "deterministic"));
   GSCHECK_ASSIGN(caps.tf_messages, brd.get<bool>(*b, "tf_messages"));
   GSCHECK_ASSIGN(caps.accumulates_half_in_float, brd.get<bool>(*b, "accumulates_half_in_float"));
+  if (b->contains("apis"))
+    GSCHECK_ASSIGN(caps.apis, brd.named_list<Api>(*b, "apis", api_from_name));
+  if (b->contains("tf_bad_index_messages"))
+    GSCHECK_ASSIGN(caps.tf_bad_index_messages, brd.get<bool>(*b, "tf_bad_index_messages"));
   auto cases = j.find("cases");
   if (cases == j.end() || !cases->is_array()) return rd.bad("\"cases\" is not an array");
   for (std::size_t i = 0; i < cases->size(); ++i) {

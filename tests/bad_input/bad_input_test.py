@@ -375,8 +375,13 @@ class ReportFacts(Base):
 
 class MemoryFacts(Base):
     def peak_rss_kb(self, *args):
+        env = dict(os.environ)
+        if ARGS.sanitized:
+            # ASan keeps freed memory in a 256 MB quarantine by default: measure the program's
+            # own peak, not the quarantine's (the leak and error checks stay on).
+            env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + ":quarantine_size_mb=0"
         p = subprocess.run(["/usr/bin/time", "-f", "MAXRSS %M", ARGS.gscheck, *args],
-                           capture_output=True, timeout=600)
+                           capture_output=True, timeout=600, env=env)
         m = re.search(r"MAXRSS (\d+)", p.stderr.decode())
         self.assertIsNotNone(m, p.stderr.decode()[-2000:])
         return int(m.group(1)), p
@@ -409,7 +414,8 @@ class MemoryFacts(Base):
             fh.write(']}, "indices": {"dtype": "int32", "shape": [1], "data": [0]}}}')
         kb, p = self.peak_rss_kb("eval", "--backend", "reference", "--max-bytes", "104857600", f)
         print(f"99 MB case file, --max-bytes 104857600: peak RSS {kb} KB", file=sys.stderr)
-        self.assertLess(kb, 450 * 1024)
+        # Release: 364 MB measured (2026-12-01); ASan's redzones and shadow add about 100 MB.
+        self.assertLess(kb, (600 if ARGS.sanitized else 450) * 1024)
 
 
 def main():

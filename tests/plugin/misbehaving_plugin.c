@@ -1,7 +1,8 @@
 /* Plugins that misbehave in one way each (selected at compile time with GSC_TEST_<MODE>), to
  * show that gscheck contains them. Each is a correct tf.gather of a float32 vector with int32
  * indices (tf-gpu) until a case's params[0] is the trigger value 13: then it misbehaves. The
- * modes that break loading (CTOR_CRASH, ENTRY_HANG, BAD_ABI) do so at once. */
+ * modes that break loading (CTOR_CRASH, ENTRY_HANG, BAD_ABI) do so at once; WRONG_MESSAGE
+ * declares tf_messages and words one error its own way. */
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdio.h>
@@ -92,6 +93,14 @@ static void misbehave(float* out, int64_t n) {
 static int32_t run(const gsc_call* call, gsc_result* result) {
   const gsc_tensor* params = call->params;
   const gsc_tensor* indices = call->indices;
+#if defined(GSC_TEST_WRONG_MESSAGE)
+  /* Declares TensorFlow's texts (tf_messages) but words an out-of-range axis its own way. */
+  if (call->op == GSC_GATHER && params->rank == 1 && call->axis && call->axis->dtype == GSC_INT32 &&
+      ((const int32_t*)call->axis->data)[0] == 1) {
+    snprintf(result->message, sizeof result->message, "axis 1 is out of range");
+    return GSC_INVALID_ARGUMENT;
+  }
+#endif
   if (call->op != GSC_GATHER || params->rank != 1 || indices->rank != 1 || call->batch_dims != 0 ||
       (call->axis && ((const int32_t*)call->axis->data)[0] != 0)) {
     snprintf(result->message, sizeof result->message, "only a vector gather");
@@ -157,6 +166,9 @@ const gsc_plugin_v1* gscheck_plugin_v1(void) {
     .index_dtypes = 1u << GSC_INT32,
     .semantics = 1u << GSC_TF_GPU,
     .deterministic = 1,
+#if defined(GSC_TEST_WRONG_MESSAGE)
+    .tf_messages = 1,
+#endif
     .run = run,
   };
   return &plugin;

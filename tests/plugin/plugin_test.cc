@@ -418,6 +418,39 @@ TEST(MisbehavingPlugin, UnwrittenElementsKeepThePoisonAndFailTheComparison) {
   EXPECT_EQ(v.mismatch_count, 3);
 }
 
+// Zero-filled output memory would hide unwritten elements wherever the right answer is 0 (most
+// of a scatter_nd's output); the poison does not.
+TEST(MisbehavingPlugin, UnwrittenElementsFailWhereTheRightAnswerIsZero) {
+  auto plugin = load(GSCHECK_UNWRITTEN_PLUGIN);
+  ASSERT_NE(plugin, nullptr);
+  Case c = float_gather();  // params {13, 1, 2, 3}
+  c.params = Tensor::from_values<float>(Shape{4}, {13, 0, 0, 0});
+  c.indices = Tensor::from_values<int32_t>(Shape{4}, {0, 1, 2, 3});  // right answer {13, 0, 0, 0}
+  auto v = compare::compare_outcomes(c, reference::run(c), plugin->run(c));
+  EXPECT_FALSE(v.pass) << v.summary;  // only out[0] is written
+  EXPECT_EQ(v.mismatch_count, 3);
+}
+
+// A plugin that declares TensorFlow's texts is held to them.
+TEST(MisbehavingPlugin, DeclaredTfMessagesAreGraded) {
+  auto plugin = load(GSCHECK_WRONG_MESSAGE_PLUGIN);
+  ASSERT_NE(plugin, nullptr);
+  ASSERT_TRUE(plugin->capabilities().tf_messages);
+  Case c = float_gather(1);
+  c.axis = Tensor::from_values<int32_t>(Shape{}, {1});
+  const Outcome ref = reference::run(c);
+  const Outcome got = plugin->run(c);
+  ASSERT_FALSE(ref.ok());
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.error().cls, ErrorClass::kInvalidArgument);
+  EXPECT_EQ(ref.error().cls, ErrorClass::kInvalidArgument);
+  compare::Options opts;
+  opts.compare_messages = plugin->capabilities().tf_messages;
+  EXPECT_FALSE(compare::compare_outcomes(c, ref, got, opts).pass) << ref.error().message;
+  opts.compare_messages = false;  // graded by class alone, the same outcome passes
+  EXPECT_TRUE(compare::compare_outcomes(c, ref, got, opts).pass);
+}
+
 // --- Loading: gscheck survives whatever the library does while it loads.
 TEST(PluginLoading, CrashingConstructorIsALoadError) {
   new_tag();

@@ -293,6 +293,68 @@ class TimeBudgetTest(Base):
         self.assertEqual(essence(self.load("replay.json")), essence(r))
 
 
+class MergeKeepsGradingTest(Base):
+    """Merged shards keep what each shard's grading said: XFAIL/XPASS and the entry that matched
+    them, the known-failures file, --strict, and that a shard did not finish."""
+
+    def shard(self, k, n, known, extra=()):
+        rc, out, err = self.gscheck("run", "--backend", "plugin:" + RELEASE_PLUGIN, "--seed", "5",
+                                    "--sweep", "600", "--repeat", "1", "--quiet",
+                                    "--known-failures", known, "--shard", f"{k}/{n}",
+                                    "--report", self.path(f"k{k}.json"), *extra,
+                                    env={"GSCHECK_RELEASE": "2"})
+        self.assertEqual(rc, 0, out + err)  # release 2's failures are all declared
+        return self.path(f"k{k}.json")
+
+    def test_xfail_known_failures_and_interruption_survive_a_merge(self):
+        known = self.path("known.json")
+        with open(known, "w") as f:
+            json.dump({"gscheck_known_failures": 1, "known": [
+                {"ops": ["gather"], "verdict": "FAILED", "outcome": "output",
+                 "reason": "release 2 clamps an out-of-range index", "link": "tests/tools"}]}, f)
+        parts = [self.shard(k, 2, known) for k in (1, 2)]
+        xfail = sum(self.load(os.path.basename(p))["totals"]["XFAIL"] for p in parts)
+        self.assertGreater(xfail, 0)
+        rc, out, err = self.gscheck("report", "merge", *parts, "-o", self.path("m.json"),
+                                    "--junit", self.path("m.xml"))
+        self.assertEqual(rc, 0, out + err)
+        m = self.load("m.json")
+        self.assertEqual(m["totals"]["XFAIL"], xfail)
+        self.assertEqual(m["known_failures"], known)
+        self.assertIsNone(m["interrupted"])
+        marked = [c for c in m["cases"] if c["verdict"] == "XFAIL"]
+        self.assertTrue(all(c["known_failure"]["reason"].startswith("release 2") for c in marked))
+        self.assertEqual(int(ET.parse(self.path("m.xml")).getroot().get("failures")), 0)
+
+        # Another known-failures file grades other verdicts: not shards of one run.
+        other = self.path("other.json")
+        with open(other, "w") as f:
+            json.dump({"gscheck_known_failures": 1, "known": []}, f)
+        rc, out, err = self.gscheck("run", "--backend", "plugin:" + RELEASE_PLUGIN, "--seed", "5",
+                                    "--sweep", "600", "--repeat", "1", "--quiet",
+                                    "--known-failures", other, "--shard", "2/2",
+                                    "--report", self.path("o2.json"),
+                                    env={"GSCHECK_RELEASE": "2"})
+        self.assertEqual(rc, 1, out + err)
+        rc, out, err = self.gscheck("report", "merge", parts[0], self.path("o2.json"),
+                                    "-o", self.path("x.json"))
+        self.assertEqual(rc, 2, out + err)
+        self.assertIn("differ in known failures", err)
+
+        # A shard that did not finish leaves the merged run unfinished, and its JUnit failing.
+        with open(parts[1]) as f:
+            r = json.load(f)
+        r["interrupted"] = "SIGTERM"
+        with open(parts[1], "w") as f:
+            json.dump(r, f)
+        rc, out, err = self.gscheck("report", "merge", *parts, "-o", self.path("i.json"),
+                                    "--junit", self.path("i.xml"))
+        self.assertEqual(rc, 0, out + err)
+        self.assertEqual(self.load("i.json")["interrupted"], parts[1] + ": SIGTERM")
+        with open(self.path("i.xml")) as f:
+            self.assertIn('type="INTERRUPTED"', f.read())
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--gscheck", required=True)
@@ -304,4 +366,5 @@ if __name__ == "__main__":
     RELEASE_PLUGIN = os.path.abspath(args.release_plugin) if args.release_plugin else ""
     if not RELEASE_PLUGIN:
         DiffTest = unittest.skip("no --release-plugin given")(DiffTest)
+        MergeKeepsGradingTest = unittest.skip("no --release-plugin given")(MergeKeepsGradingTest)
     unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
