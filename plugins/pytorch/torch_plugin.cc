@@ -253,6 +253,14 @@ int32_t run_call(const gsc_call* call, gsc_result* result) {
     return fail(result, GSC_UNIMPLEMENTED, "GatherV2 needs its axis (axis=None is Python's)");
   if (call->op == GSC_GATHER_ND && call->batch_dims != 0)
     return fail(result, GSC_UNIMPLEMENTED, "GatherNd has no batch_dims (Python's lowering)");
+  const bool gathers = call->op == GSC_GATHER || call->op == GSC_GATHER_ND;
+  if (!call->indices || (gathers ? !call->params : !call->updates) ||
+      (call->op == GSC_SCATTER_ND && !call->shape) ||
+      (!gathers && call->op != GSC_SCATTER_ND && !call->tensor))
+    return fail(result, GSC_INTERNAL, "an input the op takes is missing");
+  for (const gsc_tensor* t : {call->params, call->indices, call->updates, call->tensor})
+    if (t && (t->dtype < 0 || t->dtype >= kDtypes))
+      return fail(result, GSC_UNIMPLEMENTED, "PyTorch has no tensor of this dtype");
   // PyTorch has no bad_indices_policy: it always raises, which is what "" and ERROR mean.
   const std::string policy = call->bad_indices_policy ? call->bad_indices_policy : "";
   if (call->op != GSC_GATHER && !policy.empty() && policy != "DEFAULT" && policy != "ERROR")
@@ -294,7 +302,8 @@ int32_t run(const gsc_call* call, gsc_result* result) {
   }
 }
 
-// libtorch's intra-op pool as it defaults (one thread per core), started in the worker.
+// libtorch's intra-op pool as it defaults (one thread per core), set up in the worker; its
+// threads start with the first parallel op and live as long as the worker.
 int32_t init(gsc_result* result) {
   try {
     at::init_num_threads();
