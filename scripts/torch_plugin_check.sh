@@ -8,6 +8,7 @@
 #
 # Usage: scripts/torch_plugin_check.sh [--gscheck BIN] [--build-dir DIR] [--sweep N] [--seed S]
 #                                      [--out DIR] [--repeat K] [--jobs N] [--max-bytes B]
+#                                      [--timeout S]
 #   --gscheck BIN     the gscheck CLI (default: build/default/tools/gscheck)
 #   --build-dir DIR   the CMake build folder holding plugins/libgscheck_torch_plugin.so (default:
 #                     the CLI's build folder); re-configured and built there when the plugin is
@@ -20,6 +21,7 @@
 #   --max-bytes B     gscheck's --max-bytes (default 1073741824: gscheck's own 4 GiB default
 #                     lets PyTorch build a 4 GiB gather_nd output no TensorFlow limit stops,
 #                     42 of the run's 44 s and 12.6 GB peak RSS; at 1 GiB the run takes 1.4 s)
+#   --timeout S       gscheck's --timeout (default: gscheck's, 10 s plus 1 s per 64 MiB)
 # Exit status: 0 pass, 1 a case failed or a known difference was not seen, 2 setup error,
 # 77 skipped (no venv can be had).
 set -euo pipefail
@@ -32,6 +34,7 @@ out=""
 repeat=2
 max_bytes=1073741824
 jobs=()
+timeout=()
 while (($#)); do
   case "$1" in
     --gscheck) gscheck="$2"; shift 2 ;;
@@ -42,7 +45,8 @@ while (($#)); do
     --repeat) repeat="$2"; shift 2 ;;
     --jobs) jobs=(--jobs "$2"); shift 2 ;;
     --max-bytes) max_bytes="$2"; shift 2 ;;
-    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    --timeout) timeout=(--timeout "$2"); shift 2 ;;
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
     *) echo "torch_plugin_check.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -75,7 +79,7 @@ rm -rf "$out/failed_cases"
 t0=$(date +%s.%N)
 rc=0
 "$gscheck" run --backend "plugin:$plugin" --sweep "$sweep" --seed "$seed" --repeat "$repeat" \
-  --max-bytes "$max_bytes" "${jobs[@]}" --quiet --strict --known-failures "$known" \
+  --max-bytes "$max_bytes" "${jobs[@]}" "${timeout[@]}" --quiet --strict --known-failures "$known" \
   --report "$out/report.json" --junit "$out/junit.xml" >"$out/run.txt" 2>&1 || rc=$?
 t1=$(date +%s.%N)
 grep -E "^(FAILED|MISTRUSTED|NONDETERMINISTIC|XPASS) " -A3 "$out/run.txt" | head -60 || true
