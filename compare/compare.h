@@ -50,6 +50,13 @@ bool messages_graded(const Options& opts, ErrorClass cls);
 /// Options that grade a backend by the contract its capabilities declare.
 Options options_for(const Capabilities& caps);
 
+/// True when every element where got differs from expected is explained by flushing subnormals
+/// to zero (FTZ/DAZ, as TensorFlow's CPU kernels run): part by part both NaN, or within the
+/// dtype's smallest normal of each other where one of them is subnormal or the case has a
+/// subnormal input. False when nothing differs, for non-float dtypes, and for other shapes.
+/// Known-failure entries use it ("flushed_subnormals"); the comparator itself never does.
+bool only_flushed_subnormals(const Case& c, const Tensor& expected, const Tensor& got);
+
 /// Check an outcome against a case file's expect block (output tensor compared as
 /// compare_outcomes does; error by class and regex search on the message).
 Verdict check_expect(const Case& c, const Expect& expect, const Outcome& got,

@@ -29,6 +29,7 @@ bool selects(const KnownFailure& e, const CaseResult& r) {
 bool fails_as_declared(const KnownFailure& e, const CaseResult& r) {
   if (r.verdict != e.verdict) return false;
   if (!e.outcome.empty() && outcome_class(r) != e.outcome) return false;
+  if (e.flushed_subnormals && !r.flushed_subnormals) return false;
   if (e.message_re) {
     std::string text = r.outcome + "\n" + r.reason;
     for (const Check& ch : r.checks)
@@ -84,8 +85,9 @@ Expected<KnownFailures> known_failures_from_json(const json& j, const std::strin
     return bad(path, "known", "expected an array of entries");
   KnownFailures out;
   out.path = path;
-  static constexpr const char* kFields[] = {"case",    "ops",     "dtypes", "verdict",
-                                            "outcome", "message", "reason", "link"};
+  static constexpr const char* kFields[] = {"case",    "ops",     "dtypes",
+                                            "verdict", "outcome", "message",
+                                            "reason",  "link",    "flushed_subnormals"};
   const json& list = j["known"];
   for (std::size_t i = 0; i < list.size(); ++i) {
     const json& e = list[i];
@@ -97,7 +99,7 @@ Expected<KnownFailures> known_failures_from_json(const json& j, const std::strin
                        [&](const char* f) { return k == f; }))
         return bad(path, where + "." + k,
                    "unknown field (expected case, ops, dtypes, verdict, outcome, message, "
-                   "reason, link)");
+                   "flushed_subnormals, reason, link)");
     }
     auto text = [&](const char* name, bool required) -> Expected<std::optional<std::string>> {
       if (!e.contains(name)) {
@@ -139,6 +141,11 @@ Expected<KnownFailures> known_failures_from_json(const json& j, const std::strin
         return bad(path, where + ".message", "invalid regex /" + *k.message + "/: " + ex.what());
       }
     }
+    if (e.contains("flushed_subnormals")) {
+      if (!e["flushed_subnormals"].is_boolean())
+        return bad(path, where + ".flushed_subnormals", "expected true or false");
+      k.flushed_subnormals = e["flushed_subnormals"].get<bool>();
+    }
     for (const auto& [name, is_op] :
          {std::pair<const char*, bool>{"ops", true}, {"dtypes", false}}) {
       if (!e.contains(name)) continue;
@@ -177,7 +184,8 @@ void apply_known_failures(const KnownFailures& known, CaseResult& r) {
   if (!failed && r.verdict != Verdict::kPassed) return;
   for (const KnownFailure& e : known.entries) {
     if (!selects(e, r)) continue;
-    if (failed ? !fails_as_declared(e, r) : e.message.has_value()) continue;
+    // An entry recognising failures by what they are (a message, a flush) cannot be XPASS.
+    if (failed ? !fails_as_declared(e, r) : e.message.has_value() || e.flushed_subnormals) continue;
     r.known = CaseResult::Known{r.verdict, e.case_pattern, e.reason, e.link};
     if (failed) {
       r.verdict = Verdict::kXfail;

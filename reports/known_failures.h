@@ -30,6 +30,9 @@ struct KnownFailure {
   /// recognises failures by what they say, so a passing case never makes it XPASS.
   std::optional<std::string> message;
   std::optional<std::regex> message_re;
+  /// Only a case that FAILED by subnormals flushed to zero and nothing else
+  /// (CaseResult::flushed_subnormals): a CPU running with FTZ/DAZ, as TensorFlow's does.
+  bool flushed_subnormals = false;
   // Why.
   std::string reason;
   std::string link;

@@ -77,6 +77,7 @@ json case_to_json(const CaseResult& r) {
             {"repro", r.repro},
             {"runs", r.runs},
             {"differing_runs", r.differing_runs}};
+  if (r.flushed_subnormals) j["flushed_subnormals"] = true;
   if (r.known)
     j["known_failure"] = {{"verdict", std::string(verdict_name(r.known->verdict))},
                           {"entry", r.known->entry},
@@ -424,6 +425,8 @@ Expected<CaseResult> case_from_json(const json& j, const std::string& where) {
   GSCHECK_ASSIGN(r.repro, rd.get<std::string>(j, "repro"));
   GSCHECK_ASSIGN(r.runs, rd.get<int>(j, "runs"));
   GSCHECK_ASSIGN(r.differing_runs, rd.get<int>(j, "differing_runs"));
+  if (j.contains("flushed_subnormals"))
+    GSCHECK_ASSIGN(r.flushed_subnormals, rd.get<bool>(j, "flushed_subnormals"));
   if (auto k = j.find("known_failure"); k != j.end() && !k->is_null()) {
     const Reader krd{where + ".known_failure"};
     CaseResult::Known known;

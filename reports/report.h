@@ -76,6 +76,9 @@ struct CaseResult {
   std::string repro;       ///< a command that replays this case
   int runs = 0;            ///< times the backend ran the case (0 when it was not run)
   int differing_runs = 0;  ///< runs after the first whose outcome differs from it bitwise
+  /// FAILED only by subnormals flushed to zero (compare::only_flushed_subnormals against every
+  /// failing check's expected tensor): what a known-failures entry's "flushed_subnormals" selects.
+  bool flushed_subnormals = false;
   /// Set when a --known-failures entry matched: the verdict before it did, and the entry.
   struct Known {
     Verdict verdict = Verdict::kFailed;  ///< the verdict the checks gave

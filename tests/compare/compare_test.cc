@@ -41,6 +41,33 @@ Outcome floats(std::vector<float> v) {
   return Tensor::from_values<float>(Shape{static_cast<int64_t>(v.size())}, v);
 }
 
+TEST(Compare, OnlyFlushedSubnormalsRecognisesFtzAndDazAndNothingElse) {
+  const float sub = 1e-40f, tiny = 0x1p-126f;  // a float32 subnormal, the smallest normal
+  auto f32 = [](std::vector<float> v) {
+    return Tensor::from_values<float>(Shape{static_cast<int64_t>(v.size())}, v);
+  };
+  // Normal inputs only: a result flushed from a subnormal is FTZ, a normal one is not.
+  Case c = scatter_case(Op::kTensorScatterAdd, Semantics::kTfCpu, {1, 2, 3, 4}, {1, 2, 3});
+  EXPECT_TRUE(only_flushed_subnormals(c, f32({1, sub, 3, 4}), f32({1, 0, 3, 4})));
+  EXPECT_FALSE(only_flushed_subnormals(c, f32({1, tiny, 3, 4}), f32({1, 0, 3, 4})));
+  EXPECT_FALSE(only_flushed_subnormals(c, f32({1, 2, 3, 4}), f32({1, 2, 3, 4})));  // no difference
+  EXPECT_FALSE(only_flushed_subnormals(c, f32({1, sub, 3, 4}), f32({1, 0, 3, 5})));
+  EXPECT_FALSE(only_flushed_subnormals(c, f32({0, 2, 3, 4}), f32({-0.0f, 2, 3, 4})));  // a sign
+  // A subnormal input (DAZ): a sum that kept it differs from one that read it as zero.
+  c = scatter_case(Op::kTensorScatterAdd, Semantics::kTfCpu, {1, tiny, 3, 4}, {sub, 0, 3});
+  EXPECT_TRUE(only_flushed_subnormals(c, f32({1, tiny + sub, 3, 7}), f32({1, tiny, 3, 7})));
+  EXPECT_TRUE(only_flushed_subnormals(c, f32({0, 2, 3, 4}), f32({-0.0f, 2, 3, 4})));
+  EXPECT_TRUE(only_flushed_subnormals(c, f32({kNaN, 2, 3, 4}), f32({-kNaN, 2, 3, 4})));
+  EXPECT_FALSE(only_flushed_subnormals(c, f32({1, 2 * tiny, 3, 4}), f32({1, 0, 3, 4})));
+  EXPECT_FALSE(only_flushed_subnormals(c, f32({kNaN, 2, 3, 4}), f32({0, 2, 3, 4})));
+  // Integers never flush; another shape is another failure.
+  Case ci = gather_case();
+  ci.params = Tensor::from_values<int32_t>(Shape{3}, {1, 2, 3});
+  EXPECT_FALSE(only_flushed_subnormals(ci, Tensor::from_values<int32_t>(Shape{2}, {3, 1}),
+                                       Tensor::from_values<int32_t>(Shape{2}, {3, 0})));
+  EXPECT_FALSE(only_flushed_subnormals(c, f32({1, sub}), f32({1, 0, 0})));
+}
+
 TEST(Compare, ErrorsByClassAndMessage) {
   const Case c = gather_case();
   const Outcome e = bad_index("indices[0] = 5 is not in [0, 3)");

@@ -224,6 +224,40 @@ TEST(Grading, KnownFailuresSelectByOpDtypeAndMismatchText) {
   EXPECT_EQ(c32.check_case(f, "").verdict, Verdict::kFailed);
 }
 
+// "flushed_subnormals": a CPU running with FTZ/DAZ (TensorFlow's) fails cases only by subnormals
+// read or written as zero; the entry selects exactly those, and never makes a pass XPASS.
+TEST(Grading, KnownFailuresSelectFlushedSubnormals) {
+  const auto known = parse_known(R"J({"gscheck_known_failures": 1, "known": [
+    {"verdict": "FAILED", "outcome": "output", "flushed_subnormals": true,
+     "reason": "FTZ/DAZ", "link": "docs/spec_notes.md"}]})J");
+  const float sub = 1e-40f;  // a float32 subnormal
+  CaseFile f;
+  f.c.name = "sweep/1/3/tensor_scatter_nd_min";
+  f.c.op = Op::kTensorScatterMin;
+  f.c.tensor = Tensor::from_values<float>(Shape{2}, {sub, 5});
+  f.c.indices = Tensor::from_values<int32_t>(Shape{1, 1}, {1});
+  f.c.updates = Tensor::from_values<float>(Shape{1}, {4});
+  CheckOptions opts;
+  opts.known_failures = &known;
+  auto grade = [&](std::vector<float> got) {
+    Scripted backend("plugin:tf", {Tensor::from_values<float>(Shape{2}, got)});
+    Scripted reference("reference", {Tensor::from_values<float>(Shape{2}, {sub, 4})});
+    CaseChecker checker(backend, &reference, opts);
+    return checker.check_case(f, "");
+  };
+  auto r = grade({0, 4});  // the untouched subnormal flushed
+  EXPECT_EQ(r.verdict, Verdict::kXfail) << r.reason;
+  ASSERT_TRUE(r.known.has_value());
+  EXPECT_TRUE(r.flushed_subnormals);
+  r = grade({0, 5});  // flushed, and the min is wrong too: a real failure
+  EXPECT_EQ(r.verdict, Verdict::kFailed) << r.reason;
+  EXPECT_FALSE(r.flushed_subnormals);
+  r = grade({2e-40f, 4});                             // another subnormal is no flush
+  EXPECT_EQ(r.verdict, Verdict::kXfail) << r.reason;  // within the smallest normal: admitted
+  r = grade({sub, 4});
+  EXPECT_EQ(r.verdict, Verdict::kPassed) << r.reason;  // not XPASS: the entry names a kind
+}
+
 TEST(Grading, KnownFailuresFileErrorsNameTheEntry) {
   auto bad = [](const std::string& text) {
     auto k = reports::known_failures_from_json(nlohmann::json::parse(text), "k.json");
@@ -268,7 +302,7 @@ TEST(Grading, ShippedTensorFlowFile) {
   auto k = reports::load_known_failures(GSCHECK_SOURCE_DIR
                                         "/plugins/tensorflow/tf_2_21_known_failures.json");
   ASSERT_TRUE(k.ok()) << k.error().message;
-  EXPECT_EQ(k->entries.size(), 4u);
+  EXPECT_EQ(k->entries.size(), 5u);
   reports::CaseResult r;
   r.name = "sweep/1/5/scatter_nd/kernel";
   r.op = Op::kScatterNd;
