@@ -97,6 +97,12 @@ std::string shell_quote(const std::string& s) {
   return q + "'";
 }
 
+std::string eval_repro(const std::string& backend, const std::string& path, int repeat) {
+  return "gscheck eval --backend " + shell_quote(backend) +
+         (repeat > 1 ? " --repeat " + std::to_string(repeat) : std::string()) + " " +
+         shell_quote(path);
+}
+
 Expected<std::unique_ptr<Backend>> make_named_backend(const std::string& name, int64_t max_bytes,
                                                       PluginOptions plugin) {
   if (name.starts_with("plugin:") && name.size() > 7) {
@@ -131,7 +137,7 @@ CaseResult CaseChecker::check_file(const std::string& path) {
     r.name = path;
     r.file = path;
     r.backend = backend_.capabilities().name;
-    r.repro = "gscheck eval --backend " + shell_quote(r.backend) + " " + shell_quote(path);
+    r.repro = eval_repro(r.backend, path);
     return out_of_memory(std::move(r), "while loading or checking " + path);
   }
 }
@@ -156,7 +162,7 @@ CaseResult CaseChecker::check_file_unguarded(const std::string& path) {
   r.name = path;
   r.file = path;
   r.backend = backend_.capabilities().name;
-  r.repro = "gscheck eval --backend " + shell_quote(r.backend) + " " + shell_quote(path);
+  r.repro = eval_repro(r.backend, path);
   r.outcome = "not run";
   r.reason = f.error().message;
   r.verdict =
@@ -177,11 +183,7 @@ CaseResult CaseChecker::grade(const CaseFile& f, const std::string& file) {
   reports::describe_case(c, r);
   r.file = file;
   r.backend = caps.name;
-  const std::string repeat =
-      opts_.repeat > 1 ? " --repeat " + std::to_string(opts_.repeat) : std::string();
-  r.repro = file.empty() ? opts_.sweep_repro
-                         : "gscheck eval --backend " + shell_quote(caps.name) + repeat + " " +
-                               shell_quote(file);
+  r.repro = file.empty() ? opts_.sweep_repro : eval_repro(caps.name, file, opts_.repeat);
   if (!caps.supports(c)) {
     r.verdict = Verdict::kUnimplemented;
     r.outcome = "not run";
@@ -363,8 +365,7 @@ CaseResult CaseChecker::grade(const CaseFile& f, const std::string& file) {
     const std::string path =
         (std::filesystem::path(opts_.failed_cases_dir) / file_name_for(c.name)).string();
     if (!ec && save_case_file(path, saved).ok()) {
-      r.repro =
-          "gscheck eval --backend " + shell_quote(caps.name) + repeat + " " + shell_quote(path);
+      r.repro = eval_repro(caps.name, path, opts_.repeat);
     }
   }
   return r;

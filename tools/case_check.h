@@ -77,6 +77,10 @@ int finish_stream(reports::ReportStream& stream, double elapsed_s, bool strict, 
 /// A word quoted for POSIX shells when it needs it.
 std::string shell_quote(const std::string& s);
 
+/// The command that replays one case file: "gscheck eval --backend B [--repeat K] FILE" (the
+/// --repeat only when repeat > 1).
+std::string eval_repro(const std::string& backend, const std::string& path, int repeat = 1);
+
 /// The machine's own build: make the backend by name, the reference one with its budget, a
 /// plugin:PATH one with the plugin options (whose byte budget is max_bytes).
 Expected<std::unique_ptr<Backend>> make_named_backend(const std::string& name, int64_t max_bytes,

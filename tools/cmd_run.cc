@@ -320,9 +320,7 @@ int cmd_run(const std::vector<std::string>& args) {
     });
   };
   auto file_in_flight = [&](std::size_t i) {
-    return InFlightCase{
-        files[i], files[i],
-        "gscheck eval --backend " + shell_quote(backend_name) + " " + shell_quote(files[i])};
+    return InFlightCase{files[i], files[i], eval_repro(backend_name, files[i])};
   };
   // Case files first, then the sweep.
   int64_t sweep_reached = sweep;  // sweep positions run (a time budget may stop it earlier)
