@@ -17,12 +17,26 @@ struct Mismatch {
   std::string got;             ///< the value found
 };
 
+/// A differing element as known failures judge it (reports/known_failures.h): where it is, and
+/// whether a NaN was among the results the rule allows there (a NaN operand of a min/max).
+struct ElementDiff {
+  int64_t flat = 0;             ///< flat index into the output
+  bool nan_admissible = false;  ///< some allowed result of this element is a NaN
+};
+
+/// At most this many ElementDiff are kept; past it a difference cannot be explained element by
+/// element (Verdict::elements_complete is false).
+inline constexpr std::size_t kMaxElementDiffs = std::size_t{1} << 20;
+
 /// The result of one comparison.
 struct Verdict {
   bool pass = false;
   std::string summary;               ///< one line: why it passed or how it failed
   std::vector<Mismatch> mismatches;  ///< the first differing elements (at most max_mismatches)
   int64_t mismatch_count = 0;        ///< how many elements differ in all
+  /// Every differing element (when elements_complete), so a known failure must explain each.
+  std::vector<ElementDiff> elements;
+  bool elements_complete = true;
 };
 
 /// How strictly to compare.
@@ -56,6 +70,11 @@ Options options_for(const Capabilities& caps);
 /// subnormal input. False when nothing differs, for non-float dtypes, and for other shapes.
 /// Known-failure entries use it ("flushed_subnormals"); the comparator itself never does.
 bool only_flushed_subnormals(const Case& c, const Tensor& expected, const Tensor& got);
+/// True when an input of the case (params, tensor, updates) holds a subnormal (part).
+bool has_subnormal_input(const Case& c);
+/// True when element flat of got differs from expected only as flushing subnormals explains
+/// (the per-element rule of only_flushed_subnormals; subnormal_input: has_subnormal_input).
+bool flush_explains(const Tensor& expected, const Tensor& got, int64_t flat, bool subnormal_input);
 
 /// Check an outcome against a case file's expect block (output tensor compared as
 /// compare_outcomes does; error by class and regex search on the message).

@@ -999,10 +999,13 @@ class BoundedDomBuilder : public nlohmann::json_sax<json> {
   std::optional<Error> error_;
 };
 
+}  // namespace
+
 // The whole file, read from one open descriptor: its size is the open file's (fstat), so a file
 // swapped or grown after the check cannot bring more than the budget.
 Expected<std::string> read_bounded(const std::string& path, int64_t max_bytes) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  // O_NONBLOCK: opening a FIFO must not wait for a writer (it is then refused as not regular).
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (fd < 0) return parse_error("cannot open: " + std::string(std::strerror(errno)));
   struct Closer {
     int fd;
@@ -1031,8 +1034,6 @@ Expected<std::string> read_bounded(const std::string& path, int64_t max_bytes) {
   text.resize(got);
   return text;
 }
-
-}  // namespace
 
 Expected<nlohmann::json> parse_json_bounded(std::string_view text, int64_t max_dom_bytes) {
   BoundedDomBuilder builder(max_dom_bytes);

@@ -43,6 +43,9 @@ nlohmann::json case_file_to_json(const CaseFile& f,
 /// Parse JSON text into a DOM without recursion: nesting deeper than 64 levels is a kParse error,
 /// a DOM estimated over max_dom_bytes is kResourceExhausted; error text quotes only excerpts.
 Expected<nlohmann::json> parse_json_bounded(std::string_view text, int64_t max_dom_bytes);
+/// The whole of a regular file of at most max_bytes (a FIFO, device or directory is a kParse
+/// error, a larger file kResourceExhausted before anything is read).
+Expected<std::string> read_bounded(const std::string& path, int64_t max_bytes);
 /// Parse case file text: the DOM may use 3x max_bytes (at least 192 KiB), the tensors max_bytes;
 /// std::bad_alloc becomes kResourceExhausted.
 Expected<CaseFile> parse_case_file_text(std::string_view text,

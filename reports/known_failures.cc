@@ -1,46 +1,103 @@
 #include "reports/known_failures.h"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
+#include <cmath>
+#include <cstring>
+
+#include "compare/scatter_rows.h"
+#include "core/case_json.h"
 
 namespace gscheck::reports {
 namespace {
 
 using nlohmann::json;
 
+constexpr CaseFact kAllFacts[] = {
+    CaseFact::kSubnormalInput, CaseFact::kNanInput,      CaseFact::kDuplicateDestinations,
+    CaseFact::kEmptyOutput,    CaseFact::kNegativeIndex, CaseFact::kUpdatesRankBelowIndices};
+
 Error bad(const std::string& path, const std::string& where, const std::string& what) {
   return Error{ErrorClass::kParse, path + ": " + where + ": " + what};
 }
 
-bool selects(const KnownFailure& e, const CaseResult& r) {
-  if (!glob_match(e.case_pattern, r.name) &&
-      (r.file.empty() || !glob_match(e.case_pattern, r.file)))
-    return false;
-  if (!e.ops.empty() && (!r.op || std::find(e.ops.begin(), e.ops.end(), *r.op) == e.ops.end()))
-    return false;
-  if (!e.dtypes.empty()) {
-    const std::optional<DType> dt = data_dtype(r);
-    if (!dt || std::find(e.dtypes.begin(), e.dtypes.end(), *dt) == e.dtypes.end()) return false;
-  }
-  return true;
+template <class T, class F>
+bool has(const std::vector<T>& list, const F& v) {
+  return std::find(list.begin(), list.end(), v) != list.end();
 }
 
-bool fails_as_declared(const KnownFailure& e, const CaseResult& r) {
-  if (r.verdict != e.verdict) return false;
-  if (!e.outcome.empty() && outcome_class(r) != e.outcome) return false;
-  if (e.flushed_subnormals && !r.flushed_subnormals) return false;
-  if (e.message_re) {
-    std::string text = r.outcome + "\n" + r.reason;
-    for (const Check& ch : r.checks)
-      for (const auto& m : ch.result.mismatches)
-        text += "\nexpected " + m.expected + ", got " + m.got;
-    if (!std::regex_search(text, *e.message_re)) return false;
+// The element at flat index i of t, as bits, and whether it is a NaN (any part).
+bool element_is_nan(const Tensor& t, int64_t i) {
+  bool nan = false;
+  visit_dtype(t.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T& v = t.data_as<T>()[i];
+    if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
+      nan = std::isnan(to_float(v));
+    } else if constexpr (std::is_floating_point_v<T>) {
+      nan = std::isnan(v);
+    } else if constexpr (std::is_same_v<T, std::complex<float>> ||
+                         std::is_same_v<T, std::complex<double>>) {
+      nan = std::isnan(v.real()) || std::isnan(v.imag());
+    }
+  });
+  return nan;
+}
+
+// The dtype's canonical quiet NaN (what x86 and Eigen produce for an invalid operation).
+bool is_canonical_nan(const Tensor& t, int64_t i) {
+  const std::byte* p = t.data() + i * dtype_size(t.dtype());
+  switch (t.dtype()) {
+    case DType::kFloat16: {
+      uint16_t b;
+      std::memcpy(&b, p, 2);
+      return b == 0x7e00;
+    }
+    case DType::kBFloat16: {
+      uint16_t b;
+      std::memcpy(&b, p, 2);
+      return b == 0x7fc0;
+    }
+    case DType::kFloat32: {
+      uint32_t b;
+      std::memcpy(&b, p, 4);
+      return b == 0x7fc00000u;
+    }
+    case DType::kFloat64: {
+      uint64_t b;
+      std::memcpy(&b, p, 8);
+      return b == 0x7ff8000000000000ull;
+    }
+    default:
+      return false;
   }
-  return true;
+}
+
+bool any_nan(const Tensor& t) {
+  if (t.dtype() == DType::kString) return false;
+  for (int64_t i = 0, n = t.num_elements(); i < n; ++i)
+    if (element_is_nan(t, i)) return true;
+  return false;
 }
 
 }  // namespace
+
+std::string_view case_fact_name(CaseFact f) {
+  switch (f) {
+    case CaseFact::kSubnormalInput:
+      return "subnormal_input";
+    case CaseFact::kNanInput:
+      return "nan_input";
+    case CaseFact::kDuplicateDestinations:
+      return "duplicate_destinations";
+    case CaseFact::kEmptyOutput:
+      return "empty_output";
+    case CaseFact::kNegativeIndex:
+      return "negative_index";
+    case CaseFact::kUpdatesRankBelowIndices:
+      return "updates_rank_below_indices_rank_minus_1";
+  }
+  return "?";
+}
 
 bool glob_match(std::string_view pattern, std::string_view text) {
   // Iterative matcher with one backtrack point per star: linear enough for case names.
@@ -63,140 +120,426 @@ bool glob_match(std::string_view pattern, std::string_view text) {
   return p == pattern.size();
 }
 
-std::string outcome_class(const CaseResult& r) {
-  if (r.outcome.rfind("error ", 0) == 0) {
-    const std::size_t colon = r.outcome.find(':');
-    return r.outcome.substr(6, colon == std::string::npos ? std::string::npos : colon - 6);
+bool CaseView::fact(CaseFact f) const {
+  std::optional<bool>& slot = facts_[static_cast<int>(f)];
+  if (slot) return *slot;
+  bool v = false;
+  switch (f) {
+    case CaseFact::kSubnormalInput:
+      v = compare::has_subnormal_input(c_);
+      break;
+    case CaseFact::kNanInput:
+      for (const std::optional<Tensor>* in : {&c_.params, &c_.tensor, &c_.updates})
+        v = v || (*in && any_nan(**in));
+      break;
+    case CaseFact::kDuplicateDestinations:
+      if (is_scatter(c_.op) && tf_ && tf_->ok()) {
+        if (auto rows = compare::decode_scatter_rows(c_, tf_->value().shape())) {
+          for (std::size_t i = 1; i < rows->by_slice.size() && !v; ++i)
+            v = rows->by_slice[i].first == rows->by_slice[i - 1].first;
+        }
+      }
+      break;
+    case CaseFact::kEmptyOutput:
+      v = tf_ && tf_->ok() ? tf_->value().num_elements() == 0
+                           : expect_ && expect_->output && expect_->output->num_elements() == 0;
+      break;
+    case CaseFact::kNegativeIndex:
+      if (c_.indices && c_.indices->dtype() != DType::kString &&
+          c_.indices->dtype() != DType::kBool && is_integer(c_.indices->dtype()))
+        for (int64_t i = 0, n = c_.indices->num_elements(); i < n && !v; ++i)
+          v = c_.indices->int_at(i) < 0;
+      break;
+    case CaseFact::kUpdatesRankBelowIndices:
+      v = is_scatter(c_.op) && c_.updates && c_.indices &&
+          c_.updates->shape().rank() < c_.indices->shape().rank() - 1;
+      break;
   }
-  if (r.outcome == "not run" || r.outcome.empty()) return "not run";
-  return "output";
+  slot = v;
+  return v;
 }
+
+std::string CaseView::expected_class() const {
+  if (tf_) return tf_->ok() ? "output" : std::string(error_class_name(tf_->error().cls));
+  if (expect_ && expect_->output) return "output";
+  if (expect_ && expect_->error_class) return std::string(error_class_name(*expect_->error_class));
+  return "";
+}
+
+std::string CaseView::expected_message() const {
+  if (tf_ && !tf_->ok()) return tf_->error().message;
+  if (!tf_ && expect_ && expect_->error_regex) return *expect_->error_regex;
+  return "";
+}
+
+bool selects(const KnownFailure& e, const CaseView& v, std::string_view name,
+             std::string_view file) {
+  const Case& c = v.c();
+  if (e.case_pattern != "*" && !glob_match(e.case_pattern, name) &&
+      (file.empty() || !glob_match(e.case_pattern, file)))
+    return false;
+  if (!e.ops.empty() && !has(e.ops, c.op)) return false;
+  if (!e.dtypes.empty()) {
+    const std::optional<Tensor>& data =
+        !is_scatter(c.op) ? c.params : (c.tensor ? c.tensor : c.updates);
+    if (!data || !has(e.dtypes, data->dtype())) return false;
+  }
+  if (!e.index_dtypes.empty() && (!c.indices || !has(e.index_dtypes, c.indices->dtype())))
+    return false;
+  if (!e.apis.empty() && !has(e.apis, c.api)) return false;
+  if (!e.semantics.empty() && !has(e.semantics, c.semantics)) return false;
+  if (e.axis) {
+    if (!c.axis || c.axis->num_elements() != 1 || !is_integer(c.axis->dtype()) ||
+        c.axis->int_at(0) != *e.axis)
+      return false;
+  }
+  if (e.batch_dims && c.batch_dims != *e.batch_dims) return false;
+  if (!e.bad_indices_policies.empty() && !has(e.bad_indices_policies, c.bad_indices_policy))
+    return false;
+  for (CaseFact f : e.has)
+    if (!v.fact(f)) return false;
+  for (CaseFact f : e.lacks)
+    if (v.fact(f)) return false;
+  if (!e.expected.empty() && !has(e.expected, v.expected_class())) return false;
+  if (e.expected_message && !e.expected_message->search(v.expected_message())) return false;
+  if (e.min_slice_elements) {
+    if (!is_scatter(c.op) || !c.indices || !c.updates) return false;
+    const Shape& is = c.indices->shape();
+    int64_t rows = 1;
+    for (int d = 0; d + 1 < is.rank(); ++d) rows *= is.dim(d);
+    if (rows <= 0 || c.updates->num_elements() / rows < *e.min_slice_elements) return false;
+  }
+  return true;
+}
+
+bool forgives(const KnownFailure& e, const CaseView& v, const Difference& d) {
+  using K = Difference::Kind;
+  auto message_ok = [&] {
+    return !e.message || (d.got_error && e.message->search(d.got_error->message));
+  };
+  switch (e.forgives) {
+    case Forgive::kCrash:
+      return d.kind == K::kCrash && message_ok();
+    case Forgive::kError:
+      return d.kind == K::kError && d.got_error && d.got_error->cls == *e.error_class &&
+             message_ok();
+    case Forgive::kOutput:
+      return d.kind == K::kOutput;
+    case Forgive::kDeclined:
+      return d.kind == K::kDeclined && message_ok();
+    case Forgive::kNondeterministic:
+      return d.kind == K::kNondeterministic;
+    case Forgive::kElements:
+      break;
+  }
+  if (d.kind != K::kElement || !d.expected || !d.got) return false;
+  const int64_t i = d.element.flat;
+  if (i < 0 || i >= d.got->num_elements() || d.got->dtype() == DType::kString) return false;
+  const bool nan_expected = d.element.nan_admissible || element_is_nan(*d.expected, i);
+  switch (e.element_rule) {
+    case ElementRule::kFlushedSubnormal:
+      return compare::flush_explains(*d.expected, *d.got, i, v.fact(CaseFact::kSubnormalInput));
+    case ElementRule::kNanBits:
+      return nan_expected && element_is_nan(*d.got, i);
+    case ElementRule::kCanonicalNan:
+      return nan_expected && is_canonical_nan(*d.got, i);
+  }
+  return false;
+}
+
+std::string_view difference_kind_name(Difference::Kind k) {
+  using K = Difference::Kind;
+  switch (k) {
+    case K::kCrash:
+      return "crash";
+    case K::kError:
+      return "error";
+    case K::kOutput:
+      return "output";
+    case K::kDeclined:
+      return "declined";
+    case K::kElement:
+      return "element";
+    case K::kNondeterministic:
+      return "nondeterministic";
+    case K::kOther:
+      return "other";
+  }
+  return "other";
+}
+
+std::vector<std::size_t> explaining(const KnownFailures& known, const std::vector<bool>& selected,
+                                    const CaseView& v, const Difference& d) {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < known.entries.size(); ++i)
+    if (selected[i] && forgives(known.entries[i], v, d)) out.push_back(i);
+  return out;
+}
+
+namespace {
+
+// Reads the fields of one object, refusing unknown ones; every error names path and field.
+class Fields {
+ public:
+  Fields(const json& j, std::string path, std::string where)
+      : j_(j), path_(std::move(path)), where_(std::move(where)) {}
+  Status only(std::initializer_list<const char*> names) const {
+    for (const auto& item : j_.items()) {
+      if (std::none_of(names.begin(), names.end(),
+                       [&](const char* n) { return item.key() == n; })) {
+        std::string list;
+        for (const char* n : names) list += (list.empty() ? "" : ", ") + std::string(n);
+        return bad(path_, where_ + "." + excerpt(item.key(), 40),
+                   "unknown field (expected " + list + ")");
+      }
+    }
+    return {};
+  }
+  bool has(const char* name) const { return j_.contains(name); }
+  Expected<std::string> text(const char* name) const {
+    const json& v = j_[name];
+    if (!v.is_string() || v.get_ref<const std::string&>().empty())
+      return bad(path_, where_ + "." + name, "expected a non-empty string");
+    return v.get<std::string>();
+  }
+  Expected<int64_t> integer(const char* name) const {
+    const json& v = j_[name];
+    if (!v.is_number_integer() ||
+        (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)))
+      return bad(path_, where_ + "." + name, "expected an integer in the int64 range");
+    return v.get<int64_t>();
+  }
+  Expected<MessageRegex> regex(const char* name) const {
+    auto t = text(name);
+    if (!t.ok()) return t.error();
+    auto re = MessageRegex::compile(*t);
+    if (!re.ok()) return bad(path_, where_ + "." + name, re.error().message);
+    return re;
+  }
+  template <class T, class Parse>
+  Status names(const char* name, Parse parse, std::vector<T>& out) const {
+    const json& v = j_[name];
+    if (!v.is_array() || v.empty())
+      return bad(path_, where_ + "." + name, "expected a non-empty array of names");
+    for (const json& n : v) {
+      std::optional<T> x = n.is_string() ? parse(n.get_ref<const std::string&>()) : std::nullopt;
+      if (!x)
+        return bad(path_, where_ + "." + name,
+                   "unknown name " + excerpt(n.is_string() ? n.get<std::string>() : n.dump(), 60));
+      out.push_back(*x);
+    }
+    return {};
+  }
+  const json& operator[](const char* name) const { return j_[name]; }
+  Error error(const std::string& field, const std::string& what) const {
+    return bad(path_, where_ + (field.empty() ? "" : "." + field), what);
+  }
+
+ private:
+  const json& j_;
+  std::string path_, where_;
+};
+
+#define GSCHECK_TRY(expr)                                   \
+  do {                                                      \
+    if (Status st_ = (expr); !st_.ok()) return st_.error(); \
+  } while (0)
+#define GSCHECK_TAKE(lhs, expr)      \
+  do {                               \
+    auto v_ = (expr);                \
+    if (!v_.ok()) return v_.error(); \
+    lhs = std::move(v_).value();     \
+  } while (0)
+
+std::optional<CaseFact> fact_from_name(std::string_view s) {
+  for (CaseFact f : kAllFacts)
+    if (case_fact_name(f) == s) return f;
+  return std::nullopt;
+}
+
+Status read_when(const Fields& w, KnownFailure& k) {
+  GSCHECK_TRY(w.only({"case", "ops", "dtypes", "index_dtypes", "apis", "semantics", "axis",
+                      "batch_dims", "bad_indices_policy", "has", "lacks", "expected",
+                      "expected_message", "min_slice_elements"}));
+  if (w.has("case")) GSCHECK_TAKE(k.case_pattern, w.text("case"));
+  if (w.has("ops")) GSCHECK_TRY(w.names<Op>("ops", op_from_name, k.ops));
+  if (w.has("dtypes")) GSCHECK_TRY(w.names<DType>("dtypes", dtype_from_name, k.dtypes));
+  if (w.has("index_dtypes"))
+    GSCHECK_TRY(w.names<DType>("index_dtypes", dtype_from_name, k.index_dtypes));
+  if (w.has("apis")) GSCHECK_TRY(w.names<Api>("apis", api_from_name, k.apis));
+  if (w.has("semantics"))
+    GSCHECK_TRY(w.names<Semantics>("semantics", semantics_from_name, k.semantics));
+  if (w.has("has")) GSCHECK_TRY(w.names<CaseFact>("has", fact_from_name, k.has));
+  if (w.has("lacks")) GSCHECK_TRY(w.names<CaseFact>("lacks", fact_from_name, k.lacks));
+  if (w.has("bad_indices_policy")) {
+    const json& p = w["bad_indices_policy"];
+    if (!p.is_array() || p.empty())
+      return w.error("bad_indices_policy", "expected a non-empty array of strings");
+    for (const json& s : p) {
+      if (!s.is_string()) return w.error("bad_indices_policy", "expected strings");
+      k.bad_indices_policies.push_back(s.get<std::string>());
+    }
+  }
+  for (const auto& [name, slot] : {std::pair<const char*, std::optional<int64_t>*>{"axis", &k.axis},
+                                   {"batch_dims", &k.batch_dims},
+                                   {"min_slice_elements", &k.min_slice_elements}}) {
+    if (!w.has(name)) continue;
+    int64_t n = 0;
+    GSCHECK_TAKE(n, w.integer(name));
+    *slot = n;
+  }
+  if (w.has("expected")) {
+    auto outcome = [](const std::string& s) -> std::optional<std::string> {
+      if (s == "output" || error_class_from_name(s)) return s;
+      return std::nullopt;
+    };
+    if (w["expected"].is_string()) {
+      if (auto o = outcome(w["expected"].get<std::string>()))
+        k.expected.push_back(*o);
+      else
+        return w.error("expected", "neither \"output\" nor an error class name");
+    } else {
+      GSCHECK_TRY(w.names<std::string>("expected", outcome, k.expected));
+    }
+  }
+  if (w.has("expected_message")) {
+    MessageRegex re;
+    GSCHECK_TAKE(re, w.regex("expected_message"));
+    k.expected_message = std::move(re);
+  }
+  return {};
+}
+
+Status read_forgives(const Fields& f, KnownFailure& k) {
+  static constexpr std::pair<const char*, Forgive> kKinds[] = {
+      {"crash", Forgive::kCrash},       {"error", Forgive::kError},
+      {"output", Forgive::kOutput},     {"declined", Forgive::kDeclined},
+      {"elements", Forgive::kElements}, {"nondeterministic", Forgive::kNondeterministic}};
+  GSCHECK_TRY(
+      f.only({"crash", "error", "output", "declined", "elements", "nondeterministic", "message"}));
+  int kinds = 0;
+  for (const auto& [name, kind] : kKinds)
+    if (f.has(name)) {
+      ++kinds;
+      k.forgives = kind;
+    }
+  if (kinds != 1)
+    return f.error("",
+                   "name exactly one of crash, error, output, declined, elements, "
+                   "nondeterministic");
+  auto flag = [&](const char* name) -> Status {
+    if (!f[name].is_boolean() || !f[name].get<bool>()) return f.error(name, "expected true");
+    return {};
+  };
+  switch (k.forgives) {
+    case Forgive::kCrash:
+    case Forgive::kDeclined: {
+      const char* name = k.forgives == Forgive::kCrash ? "crash" : "declined";
+      if (f[name].is_boolean()) {
+        GSCHECK_TRY(flag(name));
+      } else {
+        MessageRegex re;
+        GSCHECK_TAKE(re, f.regex(name));
+        k.message = std::move(re);
+      }
+      if (f.has("message"))
+        return f.error("message", "give the text as the value of " + std::string(name));
+      break;
+    }
+    case Forgive::kError: {
+      std::string cls;
+      GSCHECK_TAKE(cls, f.text("error"));
+      k.error_class = error_class_from_name(cls);
+      if (!k.error_class) return f.error("error", "unknown error class " + excerpt(cls, 40));
+      if (*k.error_class == ErrorClass::kInternal)
+        return f.error("error", "a crash is forgiven by \"crash\", not \"error\": \"internal\"");
+      if (*k.error_class == ErrorClass::kUnimplemented)
+        return f.error("error", "a declined case is forgiven by \"declined\"");
+      if (f.has("message")) {
+        MessageRegex re;
+        GSCHECK_TAKE(re, f.regex("message"));
+        k.message = std::move(re);
+      }
+      break;
+    }
+    case Forgive::kOutput:
+    case Forgive::kNondeterministic:
+      GSCHECK_TRY(flag(k.forgives == Forgive::kOutput ? "output" : "nondeterministic"));
+      if (f.has("message"))
+        return f.error("message", "only crash, error and declined take a message");
+      break;
+    case Forgive::kElements: {
+      std::string rule;
+      GSCHECK_TAKE(rule, f.text("elements"));
+      if (rule == "flushed_subnormal") {
+        k.element_rule = ElementRule::kFlushedSubnormal;
+      } else if (rule == "nan_bits") {
+        k.element_rule = ElementRule::kNanBits;
+      } else if (rule == "canonical_nan") {
+        k.element_rule = ElementRule::kCanonicalNan;
+      } else {
+        return f.error("elements", "unknown rule " + excerpt(rule, 40) +
+                                       " (expected flushed_subnormal, nan_bits, canonical_nan)");
+      }
+      if (f.has("message"))
+        return f.error("message", "only crash, error and declined take a message");
+      break;
+    }
+  }
+  return {};
+}
+
+}  // namespace
 
 Expected<KnownFailures> known_failures_from_json(const json& j, const std::string& path) {
   if (!j.is_object()) return bad(path, "top level", "expected an object");
-  for (const auto& [k, v] : j.items()) {
-    (void)v;
-    if (k != "gscheck_known_failures" && k != "description" && k != "known")
-      return bad(path, k, "unknown field (expected gscheck_known_failures, description, known)");
-  }
-  if (!j.contains("gscheck_known_failures") || j["gscheck_known_failures"] != 1)
-    return bad(path, "gscheck_known_failures", "missing or not 1 (format version 1)");
+  const Fields top(j, path, "top level");
+  GSCHECK_TRY(top.only({"gscheck_known_failures", "description", "known"}));
+  if (j.contains("gscheck_known_failures") && j["gscheck_known_failures"] == 1)
+    return bad(path, "gscheck_known_failures",
+               "format version 1 (entries recognised by outcome text) is no longer read: each "
+               "entry now needs an \"id\", a \"when\" predicate on the case and what it "
+               "\"forgives\" (docs/report_format.md, \"Known failures\")");
+  if (!j.contains("gscheck_known_failures") || j["gscheck_known_failures"] != 2)
+    return bad(path, "gscheck_known_failures", "missing or not 2 (format version 2)");
   if (!j.contains("known") || !j["known"].is_array())
     return bad(path, "known", "expected an array of entries");
   KnownFailures out;
   out.path = path;
-  static constexpr const char* kFields[] = {"case",    "ops",     "dtypes",
-                                            "verdict", "outcome", "message",
-                                            "reason",  "link",    "flushed_subnormals"};
   const json& list = j["known"];
   for (std::size_t i = 0; i < list.size(); ++i) {
     const json& e = list[i];
     const std::string where = "known[" + std::to_string(i) + "]";
     if (!e.is_object()) return bad(path, where, "expected an object");
-    for (const auto& item : e.items()) {
-      const std::string& k = item.key();
-      if (std::none_of(std::begin(kFields), std::end(kFields),
-                       [&](const char* f) { return k == f; }))
-        return bad(path, where + "." + k,
-                   "unknown field (expected case, ops, dtypes, verdict, outcome, message, "
-                   "flushed_subnormals, reason, link)");
-    }
-    auto text = [&](const char* name, bool required) -> Expected<std::optional<std::string>> {
-      if (!e.contains(name)) {
-        if (required) return bad(path, where + "." + name, "missing");
-        return std::optional<std::string>{};
-      }
-      if (!e[name].is_string() || (required && e[name].get_ref<const std::string&>().empty()))
-        return bad(path, where + "." + name, "expected a non-empty string");
-      return std::optional<std::string>{e[name].get<std::string>()};
-    };
+    const Fields f(e, path, where);
+    GSCHECK_TRY(f.only({"id", "when", "forgives", "reason", "link"}));
     KnownFailure k;
-    for (const auto& [name, required, slot] :
-         {std::tuple<const char*, bool, std::string*>{"reason", true, &k.reason},
-          {"link", true, &k.link},
-          {"case", false, &k.case_pattern},
-          {"outcome", false, &k.outcome}}) {
-      auto v = text(name, required);
-      if (!v.ok()) return v.error();
-      if (*v) *slot = **v;
+    for (const char* name : {"id", "reason", "link"})
+      if (!f.has(name)) return bad(path, where + "." + name, "missing");
+    GSCHECK_TAKE(k.id, f.text("id"));
+    GSCHECK_TAKE(k.reason, f.text("reason"));
+    GSCHECK_TAKE(k.link, f.text("link"));
+    for (const KnownFailure& other : out.entries)
+      if (other.id == k.id)
+        return bad(path, where + ".id", "\"" + excerpt(k.id, 60) + "\" is used twice");
+    if (!f.has("forgives") || !e["forgives"].is_object())
+      return bad(path, where + ".forgives", "expected an object");
+    if (f.has("when")) {
+      if (!e["when"].is_object()) return bad(path, where + ".when", "expected an object");
+      GSCHECK_TRY(read_when(Fields(e["when"], path, where + ".when"), k));
     }
-    if (!k.outcome.empty() && k.outcome != "output" && !error_class_from_name(k.outcome))
-      return bad(path, where + ".outcome",
-                 "\"" + k.outcome + "\" is neither \"output\" nor an error class name");
-    auto verdict = text("verdict", true);
-    if (!verdict.ok()) return verdict.error();
-    const auto v = verdict_from_name(**verdict);
-    if (!v ||
-        (*v != Verdict::kFailed && *v != Verdict::kNondeterministic && *v != Verdict::kMistrusted))
-      return bad(path, where + ".verdict",
-                 "\"" + **verdict + "\" is not FAILED, NONDETERMINISTIC or MISTRUSTED");
-    k.verdict = *v;
-    auto message = text("message", false);
-    if (!message.ok()) return message.error();
-    if (*message) {
-      k.message = **message;
-      try {
-        k.message_re.emplace(*k.message, std::regex::ECMAScript);
-      } catch (const std::regex_error& ex) {
-        return bad(path, where + ".message", "invalid regex /" + *k.message + "/: " + ex.what());
-      }
-    }
-    if (e.contains("flushed_subnormals")) {
-      if (!e["flushed_subnormals"].is_boolean())
-        return bad(path, where + ".flushed_subnormals", "expected true or false");
-      k.flushed_subnormals = e["flushed_subnormals"].get<bool>();
-    }
-    for (const auto& [name, is_op] :
-         {std::pair<const char*, bool>{"ops", true}, {"dtypes", false}}) {
-      if (!e.contains(name)) continue;
-      if (!e[name].is_array() || e[name].empty())
-        return bad(path, where + "." + name, "expected a non-empty array of names");
-      for (const json& n : e[name]) {
-        const std::string s = n.is_string() ? n.get<std::string>() : n.dump();
-        if (is_op) {
-          const auto op = n.is_string() ? op_from_name(s) : std::nullopt;
-          if (!op) return bad(path, where + ".ops", "unknown op " + s);
-          k.ops.push_back(*op);
-        } else {
-          const auto dt = n.is_string() ? dtype_from_name(s) : std::nullopt;
-          if (!dt) return bad(path, where + ".dtypes", "unknown dtype " + s);
-          k.dtypes.push_back(*dt);
-        }
-      }
-    }
+    GSCHECK_TRY(read_forgives(Fields(e["forgives"], path, where + ".forgives"), k));
     out.entries.push_back(std::move(k));
   }
   return out;
 }
 
-Expected<KnownFailures> load_known_failures(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{ErrorClass::kParse, path + ": cannot open the known-failures file"};
-  std::stringstream text;
-  text << in.rdbuf();
-  const json j = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return Error{ErrorClass::kParse, path + ": not valid JSON"};
-  return known_failures_from_json(j, path);
-}
-
-void apply_known_failures(const KnownFailures& known, CaseResult& r) {
-  const bool failed = is_failure(r.verdict);
-  if (!failed && r.verdict != Verdict::kPassed) return;
-  for (const KnownFailure& e : known.entries) {
-    if (!selects(e, r)) continue;
-    // An entry recognising failures by what they are (a message, a flush) cannot be XPASS.
-    if (failed ? !fails_as_declared(e, r) : e.message.has_value() || e.flushed_subnormals) continue;
-    r.known = CaseResult::Known{r.verdict, e.case_pattern, e.reason, e.link};
-    if (failed) {
-      r.verdict = Verdict::kXfail;
-      r.reason = "known failure (" + e.reason + ", " + e.link + "): " + r.reason;
-    } else {
-      r.verdict = Verdict::kXpass;
-      r.reason =
-          "declared a known failure (" + e.reason + ", " + e.link + ") but passed: " + r.reason;
-    }
-    return;
-  }
+Expected<KnownFailures> load_known_failures(const std::string& path, int64_t max_bytes) {
+  auto text = read_bounded(path, max_bytes);
+  if (!text.ok()) return Error{text.error().cls, path + ": " + text.error().message};
+  auto j = parse_json_bounded(*text, std::max<int64_t>(max_bytes, 1 << 16) * 3);
+  if (!j.ok()) return Error{j.error().cls, path + ": " + j.error().message};
+  return known_failures_from_json(*j, path);
 }
 
 }  // namespace gscheck::reports

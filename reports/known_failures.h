@@ -1,38 +1,77 @@
-// Known failures (--known-failures FILE): failures a backend is known to have, declared in a JSON
-// file (reports/known_failures.schema.json), graded XFAIL instead of failing the run; a case such
-// an entry selects that passes is XPASS. See docs/report_format.md ("Known failures").
+// Known failures (--known-failures FILE, reports/known_failures.schema.json): explanations of
+// how a backend departs from the contract. An entry names the cases it is about by a predicate on
+// the case itself (op, dtypes, attributes, shape relations, TensorFlow's outcome) and what it
+// forgives there (a crash, an error, an output where TensorFlow raises, a declined case, or a
+// per-element rule). A failing case is XFAIL only when every difference from the expected outcome
+// is explained by an entry whose predicate holds; any other difference keeps it FAILED. See
+// docs/report_format.md ("Known failures").
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "compare/compare.h"
+#include "core/case.h"
+#include "core/message_regex.h"
 #include "core/status.h"
-#include "reports/report.h"
 
 namespace gscheck::reports {
 
-/// One entry: which cases it selects, what their failure looks like, and why it is known.
+/// Facts about a case an entry's predicate can require ("has") or exclude ("lacks").
+enum class CaseFact : unsigned char {
+  kSubnormalInput,          ///< params, tensor or updates hold a subnormal (part)
+  kNanInput,                ///< params, tensor or updates hold a NaN (part)
+  kDuplicateDestinations,   ///< scatter: two in-range index rows address the same slice
+  kEmptyOutput,             ///< TensorFlow's outcome is a tensor with no elements
+  kNegativeIndex,           ///< an index value is negative
+  kUpdatesRankBelowIndices  ///< scatter: rank(updates) < rank(indices) - 1
+};
+/// "subnormal_input", "nan_input", "duplicate_destinations", "empty_output", "negative_index",
+/// "updates_rank_below_indices_rank_minus_1".
+std::string_view case_fact_name(CaseFact f);
+
+/// What an entry forgives where its predicate holds.
+enum class Forgive : unsigned char {
+  kCrash,             ///< an internal error: crash, abort, timeout (message: the text)
+  kError,             ///< an error of one class where TensorFlow gives another outcome
+  kOutput,            ///< a tensor where TensorFlow raises
+  kDeclined,          ///< unimplemented (or unsupported where TensorFlow computes)
+  kElements,          ///< differing elements, each by the entry's element rule
+  kNondeterministic,  ///< outcomes that differ between repeats of a deterministic backend
+};
+/// Element rules: which differing element values an entry forgives.
+enum class ElementRule : unsigned char {
+  kFlushedSubnormal,  ///< subnormals flushed to zero (compare::flush_explains)
+  kNanBits,           ///< a NaN where a NaN is expected or allowed, whatever its bits
+  kCanonicalNan,      ///< the dtype's canonical quiet NaN where a NaN is expected or allowed
+};
+
+/// One entry: an id, the predicate on cases, what it forgives, and why.
 struct KnownFailure {
-  // Selector.
-  std::string case_pattern = "*";  ///< glob (* ?) on the case name or its file path
-  std::vector<Op> ops;             ///< empty: every op
-  std::vector<DType> dtypes;       ///< the data dtype (params, tensor/updates); empty: every one
-  // The failure.
-  Verdict verdict = Verdict::kFailed;  ///< FAILED, NONDETERMINISTIC or MISTRUSTED
-  /// "output" (the backend gave a tensor), an error class name, or "" for any outcome.
-  std::string outcome;
-  /// ECMAScript regex searched in the result's outcome, reason and mismatch lines ("expected X,
-  /// got Y", one per line); an entry with a message
-  /// recognises failures by what they say, so a passing case never makes it XPASS.
-  std::optional<std::string> message;
-  std::optional<std::regex> message_re;
-  /// Only a case that FAILED by subnormals flushed to zero and nothing else
-  /// (CaseResult::flushed_subnormals): a CPU running with FTZ/DAZ, as TensorFlow's does.
-  bool flushed_subnormals = false;
+  std::string id;
+  // The predicate ("when"); unset parts hold for every case.
+  std::string case_pattern = "*";  ///< glob (* ?) on the case name or file path
+  std::vector<Op> ops;
+  std::vector<DType> dtypes;        ///< the data dtype (params; tensor or updates)
+  std::vector<DType> index_dtypes;  ///< the indices' dtype
+  std::vector<Api> apis;
+  std::vector<Semantics> semantics;
+  std::optional<int64_t> axis, batch_dims;
+  std::vector<std::string> bad_indices_policies;  ///< the case's attribute ("" when not given)
+  std::vector<CaseFact> has, lacks;
+  /// TensorFlow's outcome (the reference's, else the expect block's): "output" or class names.
+  std::vector<std::string> expected;
+  std::optional<MessageRegex> expected_message;  ///< searched in TensorFlow's error message
+  std::optional<int64_t> min_slice_elements;     ///< scatter: elements per index row
+  // What it forgives ("forgives").
+  Forgive forgives = Forgive::kCrash;
+  std::optional<ErrorClass> error_class;  ///< kError: the class the backend gives
+  std::optional<MessageRegex> message;    ///< kCrash, kError, kDeclined: the backend's text
+  ElementRule element_rule = ElementRule::kNanBits;
   // Why.
   std::string reason;
   std::string link;
@@ -43,20 +82,66 @@ struct KnownFailures {
   std::vector<KnownFailure> entries;
 };
 
-/// Parse a known-failures document; a malformed entry is a kParse error naming it.
+/// Parse a known-failures document (format version 2); a malformed entry is a kParse error
+/// naming it. Version 1 (outcome-text filters) is refused with what to change.
 Expected<KnownFailures> known_failures_from_json(const nlohmann::json& j, const std::string& path);
-/// Read and parse a known-failures file.
-Expected<KnownFailures> load_known_failures(const std::string& path);
+/// Read and parse a known-failures file: a regular file of at most max_bytes, through the bounded
+/// JSON parser; regexes through RE2 (MessageRegex).
+Expected<KnownFailures> load_known_failures(const std::string& path,
+                                            int64_t max_bytes = int64_t{16} << 20);
 
 /// True when the glob pattern (`*` any run, `?` one character) matches all of text.
 bool glob_match(std::string_view pattern, std::string_view text);
 
-/// The outcome class of a result: "output", an error class name, or "not run".
-std::string outcome_class(const CaseResult& r);
+/// One difference between a backend's outcome and the expected one, as grading found it.
+struct Difference {
+  enum class Kind : unsigned char {
+    kCrash,
+    kError,
+    kOutput,
+    kDeclined,
+    kElement,
+    kNondeterministic,
+    kOther,  ///< a dtype or shape that differs: no entry forgives it
+  };
+  Kind kind = Kind::kOther;
+  std::string against;             ///< "expect", "reference" or "repeat"
+  std::string text;                ///< for people: the check's summary, or the element's mismatch
+  std::optional<Error> got_error;  ///< kCrash, kError, kDeclined
+  // kElement: the tensors compared and the element.
+  const Tensor* expected = nullptr;
+  const Tensor* got = nullptr;
+  compare::ElementDiff element;
+};
 
-/// Grade a result by the entries: a failure matching an entry becomes XFAIL, a PASSED case
-/// selected by an entry without a message becomes XPASS (the first matching entry wins); the
-/// verdict before is kept in r.known. Other verdicts are left alone.
-void apply_known_failures(const KnownFailures& known, CaseResult& r);
+/// The case-level inputs of a predicate: the case and TensorFlow's outcome for it.
+class CaseView {
+ public:
+  CaseView(const Case& c, const Outcome* tensorflow, const Expect* expect)
+      : c_(c), tf_(tensorflow), expect_(expect) {}
+  const Case& c() const { return c_; }
+  bool fact(CaseFact f) const;
+  /// "output", an error class name, or "" when unknown.
+  std::string expected_class() const;
+  /// TensorFlow's error message ("" when it computes or is unknown).
+  std::string expected_message() const;
+
+ private:
+  const Case& c_;
+  const Outcome* tf_;
+  const Expect* expect_;
+  mutable std::optional<bool> facts_[6];
+};
+
+/// True when the entry's predicate holds for the case.
+bool selects(const KnownFailure& e, const CaseView& v, std::string_view name,
+             std::string_view file);
+/// True when the entry (whose predicate holds) forgives the difference.
+bool forgives(const KnownFailure& e, const CaseView& v, const Difference& d);
+/// "crash", "error", "output", "declined", "element", "nondeterministic", "other".
+std::string_view difference_kind_name(Difference::Kind k);
+/// The entries a difference is explained by (indices into known.entries), in file order.
+std::vector<std::size_t> explaining(const KnownFailures& known, const std::vector<bool>& selected,
+                                    const CaseView& v, const Difference& d);
 
 }  // namespace gscheck::reports

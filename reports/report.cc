@@ -23,9 +23,9 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::array<std::string_view, 8> kVerdictNames = {
-    "PASSED",           "FAILED",  "MISTRUSTED", "UNIMPLEMENTED",
-    "NONDETERMINISTIC", "SKIPPED", "XFAIL",      "XPASS"};
+constexpr std::array<std::string_view, 9> kVerdictNames = {
+    "PASSED",  "FAILED", "MISTRUSTED", "UNIMPLEMENTED", "NONDETERMINISTIC",
+    "SKIPPED", "XFAIL",  "XPASS",      "DECLINED"};
 static_assert(kVerdictNames.size() == std::size(kAllVerdicts));
 
 template <class T, class Name>
@@ -77,7 +77,17 @@ json case_to_json(const CaseResult& r) {
             {"repro", r.repro},
             {"runs", r.runs},
             {"differing_runs", r.differing_runs}};
-  if (r.flushed_subnormals) j["flushed_subnormals"] = true;
+  auto groups = [](const std::vector<CaseResult::Differences>& list) {
+    json out = json::array();
+    for (const auto& d : list) {
+      json g = {{"count", d.count}, {"example", d.example}};
+      if (!d.entry.empty()) g["entry"] = d.entry;
+      out.push_back(std::move(g));
+    }
+    return out;
+  };
+  if (!r.explained.empty() || !r.unexplained.empty())
+    j["differences"] = {{"explained", groups(r.explained)}, {"unexplained", groups(r.unexplained)}};
   if (r.known)
     j["known_failure"] = {{"verdict", std::string(verdict_name(r.known->verdict))},
                           {"entry", r.known->entry},
@@ -129,7 +139,7 @@ std::optional<Verdict> verdict_from_name(std::string_view name) {
 
 bool is_failure(Verdict v, bool strict) {
   return v == Verdict::kFailed || v == Verdict::kMistrusted || v == Verdict::kNondeterministic ||
-         (strict && v == Verdict::kXpass);
+         v == Verdict::kDeclined || (strict && v == Verdict::kXpass);
 }
 
 std::optional<DType> data_dtype(const CaseResult& r) {
@@ -213,23 +223,24 @@ std::string matrix_table(const Report& r) { return matrix_table(tally(r)); }
 std::string matrix_table(const RunTally& t) {
   std::string out;
   char line[256];
-  std::snprintf(line, sizeof line, "%-26s %-10s %-6s %-8s %7s %7s %10s %13s %16s %7s %5s %5s\n",
+  std::snprintf(line, sizeof line, "%-26s %-10s %-6s %-8s %7s %7s %10s %13s %8s %16s %7s %5s %5s\n",
                 "op", "dtype", "index", "policy", "passed", "failed", "mistrusted", "unimplemented",
-                "nondeterministic", "skipped", "xfail", "xpass");
+                "declined", "nondeterministic", "skipped", "xfail", "xpass");
   out += line;
   for (const MatrixRow& m : t.matrix()) {
     auto dt = [](const std::optional<DType>& d) {
       return d ? std::string(dtype_name(*d)) : std::string("-");
     };
     auto n = [&](Verdict v) { return static_cast<long long>(count_of(m.counts, v)); };
-    std::snprintf(line, sizeof line,
-                  "%-26s %-10s %-6s %-8s %7lld %7lld %10lld %13lld %16lld %7lld %5lld %5lld\n",
-                  m.op ? std::string(op_name(*m.op)).c_str() : "(unparsed)", dt(m.dtype).c_str(),
-                  dt(m.index_dtype).c_str(),
-                  m.bad_indices_policy.empty() ? "-" : m.bad_indices_policy.c_str(),
-                  n(Verdict::kPassed), n(Verdict::kFailed), n(Verdict::kMistrusted),
-                  n(Verdict::kUnimplemented), n(Verdict::kNondeterministic), n(Verdict::kSkipped),
-                  n(Verdict::kXfail), n(Verdict::kXpass));
+    std::snprintf(
+        line, sizeof line,
+        "%-26s %-10s %-6s %-8s %7lld %7lld %10lld %13lld %8lld %16lld %7lld %5lld %5lld\n",
+        m.op ? std::string(op_name(*m.op)).c_str() : "(unparsed)", dt(m.dtype).c_str(),
+        dt(m.index_dtype).c_str(),
+        m.bad_indices_policy.empty() ? "-" : m.bad_indices_policy.c_str(), n(Verdict::kPassed),
+        n(Verdict::kFailed), n(Verdict::kMistrusted), n(Verdict::kUnimplemented),
+        n(Verdict::kDeclined), n(Verdict::kNondeterministic), n(Verdict::kSkipped),
+        n(Verdict::kXfail), n(Verdict::kXpass));
     out += line;
   }
   return out;
@@ -308,16 +319,17 @@ std::string summary_table(const RunTally& tally) {
   const Totals& t = tally.totals();
   std::string out;
   char line[192];
-  std::snprintf(line, sizeof line, "%-26s %8s %8s %10s %13s %16s %8s %6s %6s\n", "op", "passed",
-                "failed", "mistrusted", "unimplemented", "nondeterministic", "skipped", "xfail",
-                "xpass");
+  std::snprintf(line, sizeof line, "%-26s %8s %8s %10s %13s %8s %16s %8s %6s %6s\n", "op", "passed",
+                "failed", "mistrusted", "unimplemented", "declined", "nondeterministic", "skipped",
+                "xfail", "xpass");
   out += line;
   auto row = [&](const std::string& label, const std::map<Verdict, int64_t>& counts) {
     auto n = [&](Verdict v) { return static_cast<long long>(count_of(counts, v)); };
-    std::snprintf(line, sizeof line, "%-26s %8lld %8lld %10lld %13lld %16lld %8lld %6lld %6lld\n",
-                  label.c_str(), n(Verdict::kPassed), n(Verdict::kFailed), n(Verdict::kMistrusted),
-                  n(Verdict::kUnimplemented), n(Verdict::kNondeterministic), n(Verdict::kSkipped),
-                  n(Verdict::kXfail), n(Verdict::kXpass));
+    std::snprintf(line, sizeof line,
+                  "%-26s %8lld %8lld %10lld %13lld %8lld %16lld %8lld %6lld %6lld\n", label.c_str(),
+                  n(Verdict::kPassed), n(Verdict::kFailed), n(Verdict::kMistrusted),
+                  n(Verdict::kUnimplemented), n(Verdict::kDeclined), n(Verdict::kNondeterministic),
+                  n(Verdict::kSkipped), n(Verdict::kXfail), n(Verdict::kXpass));
     out += line;
   };
   for (const auto& [op, counts] : t.per_op) row(op.empty() ? "(unparsed)" : op, counts);
@@ -425,8 +437,25 @@ Expected<CaseResult> case_from_json(const json& j, const std::string& where) {
   GSCHECK_ASSIGN(r.repro, rd.get<std::string>(j, "repro"));
   GSCHECK_ASSIGN(r.runs, rd.get<int>(j, "runs"));
   GSCHECK_ASSIGN(r.differing_runs, rd.get<int>(j, "differing_runs"));
-  if (j.contains("flushed_subnormals"))
-    GSCHECK_ASSIGN(r.flushed_subnormals, rd.get<bool>(j, "flushed_subnormals"));
+  if (auto d = j.find("differences"); d != j.end()) {
+    if (!d->is_object()) return rd.bad("\"differences\" is not an object");
+    for (const auto& [key, list] :
+         {std::pair<const char*, std::vector<CaseResult::Differences>*>{"explained", &r.explained},
+          {"unexplained", &r.unexplained}}) {
+      auto l = d->find(key);
+      if (l == d->end() || !l->is_array())
+        return rd.bad("\"differences." + std::string(key) + "\" is not an array");
+      for (const json& g : *l) {
+        if (!g.is_object() || !g.contains("count") || !g["count"].is_number_integer() ||
+            !g.contains("example") || !g["example"].is_string() ||
+            (g.contains("entry") && !g["entry"].is_string()))
+          return rd.bad("\"differences." + std::string(key) +
+                        "\" holds an entry without count and example");
+        list->push_back({g.value("entry", std::string()), g["count"].get<int64_t>(),
+                         g["example"].get<std::string>()});
+      }
+    }
+  }
   if (auto k = j.find("known_failure"); k != j.end() && !k->is_null()) {
     const Reader krd{where + ".known_failure"};
     CaseResult::Known known;

@@ -32,17 +32,21 @@ enum class Verdict : unsigned char {
   kXfail,
   /// A case a --known-failures entry declares failing passed (a failure only with --strict).
   kXpass,
+  /// A case inside the declared contract that the backend would not run (unimplemented, or
+  /// unsupported where TensorFlow computes): a failure, so no backend passes by declining.
+  kDeclined,
 };
 inline constexpr Verdict kAllVerdicts[] = {
     Verdict::kPassed,           Verdict::kFailed,  Verdict::kMistrusted, Verdict::kUnimplemented,
-    Verdict::kNondeterministic, Verdict::kSkipped, Verdict::kXfail,      Verdict::kXpass};
+    Verdict::kNondeterministic, Verdict::kSkipped, Verdict::kXfail,      Verdict::kXpass,
+    Verdict::kDeclined};
 /// "PASSED", "FAILED", "MISTRUSTED", "UNIMPLEMENTED", "NONDETERMINISTIC", "SKIPPED", "XFAIL",
-/// "XPASS".
+/// "XPASS", "DECLINED".
 std::string_view verdict_name(Verdict v);
 /// Inverse of verdict_name; nullopt for an unknown name.
 std::optional<Verdict> verdict_from_name(std::string_view name);
-/// True for the verdicts that make a run fail (FAILED, MISTRUSTED, NONDETERMINISTIC; XPASS too
-/// when strict).
+/// True for the verdicts that make a run fail (FAILED, MISTRUSTED, NONDETERMINISTIC, DECLINED;
+/// XPASS too when strict).
 bool is_failure(Verdict v, bool strict = false);
 
 /// One comparison made for a case: against its expect block, or against the reference.
@@ -76,17 +80,32 @@ struct CaseResult {
   std::string repro;       ///< a command that replays this case
   int runs = 0;            ///< times the backend ran the case (0 when it was not run)
   int differing_runs = 0;  ///< runs after the first whose outcome differs from it bitwise
-  /// FAILED only by subnormals flushed to zero (compare::only_flushed_subnormals against every
-  /// failing check's expected tensor): what a known-failures entry's "flushed_subnormals" selects.
-  bool flushed_subnormals = false;
-  /// Set when a --known-failures entry matched: the verdict before it did, and the entry.
+  /// Set when --known-failures entries explain the case (XFAIL) or declare it failing (XPASS):
+  /// the verdict before, and the entries.
   struct Known {
     Verdict verdict = Verdict::kFailed;  ///< the verdict the checks gave
-    std::string entry;                   ///< the entry's case pattern, e.g. "scatter_nd/*"
-    std::string reason;                  ///< why it is known to fail
-    std::string link;                    ///< where it is tracked
+    std::string entry;                   ///< the entries' ids, ", "-separated
+    std::string reason;                  ///< why it is known to fail (the first entry's)
+    std::string link;                    ///< where it is tracked (the first entry's)
   };
   std::optional<Known> known;
+  /// With --known-failures, for a case that did not pass: its differences from the expected
+  /// outcome, grouped by the entry that explains them ("" for none), with a count and the first.
+  struct Differences {
+    std::string entry;    ///< the explaining entry's id; "" when unexplained
+    int64_t count = 0;    ///< how many differences of the group
+    std::string example;  ///< the first, in words
+  };
+  std::vector<Differences> explained, unexplained;
+  /// For `gscheck known-failures check`: which entries selected the case, explained how many of
+  /// its differences, explained one difference together, or would absorb an injected bug.
+  struct KnownLint {
+    std::vector<std::size_t> selected;
+    std::vector<std::pair<std::size_t, int64_t>> used;
+    std::vector<std::pair<std::size_t, std::size_t>> overlaps;
+    std::vector<std::pair<std::size_t, std::string>> absorbed;  ///< (entry, injected bug)
+  };
+  std::optional<KnownLint> lint;
 };
 
 /// The element dtype of a case's data input (params, or tensor / updates for scatters) and its
@@ -138,7 +157,7 @@ struct Report {
 struct Totals {
   std::map<Verdict, int64_t> all;
   std::map<std::string, std::map<Verdict, int64_t>> per_op;
-  /// FAILED + MISTRUSTED + NONDETERMINISTIC (+ XPASS when strict).
+  /// FAILED + MISTRUSTED + NONDETERMINISTIC + DECLINED (+ XPASS when strict).
   int64_t failures(bool strict = false) const;
 };
 Totals totals(const Report& r);

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "backends/plugin_backend.h"
 #include "core/case.h"
 #include "reports/known_failures.h"
+#include "reports/known_failures_lint.h"
 #include "reports/report.h"
 
 namespace gscheck::tools {
@@ -24,9 +26,17 @@ struct CheckOptions {
   /// must give bit-identical outcomes (else NONDETERMINISTIC); one declaring false must pass
   /// the comparison on every run (else FAILED).
   int repeat = 1;
-  /// --known-failures: matching failures are XFAIL, selected cases that pass XPASS (not owned).
+  /// --known-failures: failures whose every difference an entry explains are XFAIL, passing cases
+  /// an outcome entry selects XPASS (not owned).
   const reports::KnownFailures* known_failures = nullptr;
+  /// `known-failures check`: record per case which entries selected, explained and overlapped,
+  /// and try injected bugs on cases the backend got right (CaseResult::lint).
+  bool lint = false;
 };
+
+/// The one contract check: nullopt when the backend's declared capabilities cover the case, else
+/// the UNIMPLEMENTED reason (the first capability the case falls outside of).
+std::optional<std::string> admit(const Capabilities& caps, const Case& c);
 
 /// The default --repeat for a backend: 2 for vendor plugins (their determinism claim is what is
 /// graded), 1 for the in-tree backends so the default CI run costs no extra time.
@@ -73,6 +83,9 @@ int finish_run(reports::Report& report, const std::string& report_path,
 /// (complete, not interrupted); strict as in report.run.strict.
 int finish_stream(reports::ReportStream& stream, double elapsed_s, bool strict, bool table,
                   bool matrix);
+
+/// Print the known-failures lint (its per-entry table and findings); true when it found one.
+bool print_lint(const reports::KnownFailuresLint& lint, const std::string& path);
 
 /// A word quoted for POSIX shells when it needs it.
 std::string shell_quote(const std::string& s);

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "core/case_json.h"
+#include "reports/known_failures_lint.h"
 #include "tools/case_check.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
@@ -35,6 +36,9 @@ constexpr const char* kUsage =
     "  --quiet          print only the failures, and the totals\n" GSCHECK_PLUGIN_USAGE
     "  --known-failures FILE  failures the backend is known to have (see gscheck run --help)\n"
     "  --strict         an XPASS fails the run too\n"
+    "  --lint-known-failures  also check the known-failures file itself (gscheck known-failures\n"
+    "                   check): exit 1 when an entry is unused, too wide or would forgive an\n"
+    "                   injected bug\n"
     "  Exit status: 0 no case failed, 1 a case FAILED, was MISTRUSTED or NONDETERMINISTIC (or\n"
     "  XPASS with --strict), 2 bad command line, 3 a report could not be written.\n";
 
@@ -42,10 +46,11 @@ constexpr const char* kUsage =
 
 int cmd_eval(const std::vector<std::string>& args) {
   std::signal(SIGPIPE, SIG_IGN);  // a closed stdout (`| head`) must not kill it before its report
-  std::vector<OptionSpec> specs = {
-      {"--backend", true},   {"--report", true},         {"--junit", true},
-      {"--max-bytes", true}, {"--repeat", true},         {"--matrix", false},
-      {"--quiet", false},    {"--known-failures", true}, {"--strict", false}};
+  std::vector<OptionSpec> specs = {{"--backend", true}, {"--report", true},
+                                   {"--junit", true},   {"--max-bytes", true},
+                                   {"--repeat", true},  {"--matrix", false},
+                                   {"--quiet", false},  {"--known-failures", true},
+                                   {"--strict", false}, {"--lint-known-failures", false}};
   for (auto& spec : plugin_option_specs()) specs.push_back(spec);
   auto line = parse_command_line(args, specs, "gscheck eval", kUsage);
   if (!line.args) return line.exit_status;
@@ -123,6 +128,13 @@ int cmd_eval(const std::vector<std::string>& args) {
   }
   report.run.known_failures = parsed.value("--known-failures").value_or("");
   report.run.strict = parsed.has("--strict");
+  opts.lint = parsed.has("--lint-known-failures");
+  if (opts.lint && !known) {
+    std::fprintf(stderr, "gscheck eval: --lint-known-failures needs --known-failures FILE\n");
+    return 2;
+  }
+  std::optional<reports::KnownFailuresLint> lint;
+  if (opts.lint) lint.emplace(*known);
   CaseChecker checker(**backend, reference.get(), opts);
   const bool quiet = parsed.has("--quiet");
   const auto t0 = std::chrono::steady_clock::now();
@@ -133,12 +145,16 @@ int cmd_eval(const std::vector<std::string>& args) {
           std::fputs(result_text(r).c_str(), stdout);
           std::fflush(stdout);
         }
+        if (lint) lint->add(r);
         report.cases.push_back(std::move(r));
       });
   report.run.elapsed_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return finish_run(report, parsed.value("--report").value_or(""),
-                    parsed.value("--junit").value_or(""), /*table=*/false, parsed.has("--matrix"));
+  int status =
+      finish_run(report, parsed.value("--report").value_or(""),
+                 parsed.value("--junit").value_or(""), /*table=*/false, parsed.has("--matrix"));
+  if (lint && print_lint(*lint, known->path) && status == 0) status = 1;
+  return status;
 }
 
 }  // namespace gscheck::tools

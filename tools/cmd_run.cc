@@ -9,6 +9,7 @@
 #include <random>
 
 #include "core/case_json.h"
+#include "reports/known_failures_lint.h"
 #include "tools/case_check.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
@@ -34,7 +35,7 @@ constexpr const char* kUsage =
     "                   [--shard K/N] [--report FILE] [--junit FILE] [--max-bytes N]\n"
     "                   [--repeat K] [--case-timeout S] [--matrix] [--verbose] [--quiet]\n"
     "                   [--jobs N] [--timeout S] [--isolate worker|call]\n"
-    "                   [--known-failures FILE] [--strict] [PATHS...]\n"
+    "                   [--known-failures FILE] [--strict] [--lint-known-failures] [PATHS...]\n"
     "  Checks a backend: every case file in PATHS (default: corpus/golden and corpus/regressions\n"
     "  of the source tree) against its expect block and against the reference's outcome, then N\n"
     "  seeded random cases against the reference. Cases outside the backend's declared\n"
@@ -67,10 +68,17 @@ constexpr const char* kUsage =
     "                   else a line every 10 s, or every $GSCHECK_PROGRESS_INTERVAL "
     "seconds)\n" GSCHECK_PLUGIN_USAGE
     "  --known-failures FILE  failures the backend is known to have (JSON,\n"
-    "                   reports/known_failures.schema.json): a matching failure is XFAIL (not a\n"
-    "                   failure of the run), a selected case that passes is XPASS\n"
+    "                   reports/known_failures.schema.json): a failure whose every difference\n"
+    "                   an entry explains is XFAIL (not a failure of the run), a passing case an\n"
+    "                   entry declares failing is XPASS; other differences stay FAILED\n"
     "  --strict         an XPASS fails the run too\n"
-    "  Exit status: 0 no case failed, 1 a case FAILED, was MISTRUSTED or NONDETERMINISTIC (or\n"
+    "  --lint-known-failures  also check the known-failures file itself (gscheck known-failures\n"
+    "                   check): exit 1 when an entry is unused, too wide or would forgive an\n"
+    "                   injected bug\n"
+    "  A case inside the backend's declared contract that it declines (unimplemented, or\n"
+    "  unsupported where TensorFlow computes) is DECLINED, a failure.\n"
+    "  Exit status: 0 no case failed, 1 a case FAILED, was MISTRUSTED, NONDETERMINISTIC or\n"
+    "  DECLINED (or\n"
     "  XPASS with --strict), 2 bad command line, 3 a report could not be written, 128+N stopped\n"
     "  by signal N (SIGINT, SIGTERM, SIGHUP). The reports are written atomically; a stopped run\n"
     "  writes what ran, marked \"interrupted\"; a run that is killed leaves a report marked as\n"
@@ -113,13 +121,23 @@ Expected<reports::Shard> parse_shard(const std::string& text) {
 
 int cmd_run(const std::vector<std::string>& args) {
   block_run_signals();  // before any backend starts threads: only the RunGuard thread takes them
-  std::vector<OptionSpec> specs = {
-      {"--backend", true},   {"--sweep", true},    {"--seed", true},
-      {"--size", true},      {"--report", true},   {"--junit", true},
-      {"--max-bytes", true}, {"--repeat", true},   {"--case-timeout", true},
-      {"--matrix", false},   {"--verbose", false}, {"--quiet", false},
-      {"--time", true},      {"--shard", true},    {"--known-failures", true},
-      {"--strict", false}};
+  std::vector<OptionSpec> specs = {{"--backend", true},
+                                   {"--sweep", true},
+                                   {"--seed", true},
+                                   {"--size", true},
+                                   {"--report", true},
+                                   {"--junit", true},
+                                   {"--max-bytes", true},
+                                   {"--repeat", true},
+                                   {"--case-timeout", true},
+                                   {"--matrix", false},
+                                   {"--verbose", false},
+                                   {"--quiet", false},
+                                   {"--time", true},
+                                   {"--shard", true},
+                                   {"--known-failures", true},
+                                   {"--strict", false},
+                                   {"--lint-known-failures", false}};
   for (auto& spec : plugin_option_specs()) specs.push_back(spec);
   auto line = parse_command_line(args, specs, "gscheck run", kUsage);
   if (!line.args) return line.exit_status;
@@ -231,6 +249,10 @@ int cmd_run(const std::vector<std::string>& args) {
     known = std::move(k).value();
     opts.known_failures = &*known;
   }
+  opts.lint = parsed.has("--lint-known-failures");
+  if (opts.lint && !known) return usage_error("--lint-known-failures needs --known-failures FILE");
+  std::optional<reports::KnownFailuresLint> lint;
+  if (opts.lint) lint.emplace(*known);
   CaseChecker checker(**backend, ref, opts);
 
   reports::RunInfo run;
@@ -304,6 +326,7 @@ int cmd_run(const std::vector<std::string>& args) {
       std::fflush(stdout);
     }
     if (Status st = (*stream)->add(r); !st.ok() && !spool_error) spool_error = st.error();
+    if (lint) lint->add(r);
     progress.update(++done, failures);
   };
   // Checks n items, N at a time with --jobs N, recording the results in order. Results come in
@@ -411,6 +434,7 @@ int cmd_run(const std::vector<std::string>& args) {
   if (sweep > 0) std::printf(", seed %llu", static_cast<unsigned long long>(seed));
   if (sweep > 0) std::printf(" (replay: %s)", sweep_repro(sweep_reached).c_str());
   std::printf("\n");
+  if (lint && print_lint(*lint, known->path) && status == 0) status = 1;
   return status;
 }
 

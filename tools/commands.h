@@ -16,6 +16,8 @@ int cmd_run(const std::vector<std::string>& args);
 int cmd_list_backends(const std::vector<std::string>& args);
 /// gscheck report merge|diff: combine shard reports, compare two runs (tools/cmd_report.cc).
 int cmd_report(const std::vector<std::string>& args);
+/// gscheck known-failures check: lint a known-failures file on a run (tools/cmd_known_failures.cc).
+int cmd_known_failures(const std::vector<std::string>& args);
 /// gscheck export: seeded cases with the reference's outcome as expect (tools/cmd_export.cc).
 int cmd_export(const std::vector<std::string>& args);
 

@@ -22,6 +22,8 @@ constexpr Command kCommands[] = {
     {"run", cmd_run, "the CI check: golden cases, regressions and a seeded sweep vs the reference"},
     {"eval", cmd_eval, "run case files on a backend and check their expected outcomes"},
     {"report", cmd_report, "merge shard reports into one; diff two reports (regressions)"},
+    {"known-failures", cmd_known_failures,
+     "check a known-failures file: unused, too wide, or forgiving injected bugs"},
     {"list-backends", cmd_list_backends, "list the backends of this build and their contracts"},
 #if defined(GSCHECK_HAVE_EXPORT)
     {"export", cmd_export, "write seeded cases with the reference's outcome as case files"},

@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <limits>
 
 #include "reports/known_failures.h"
+#include "reports/known_failures_lint.h"
 #include "tools/case_check.h"
 
 namespace gscheck::tools {
@@ -140,17 +142,17 @@ reports::KnownFailures parse_known(const std::string& text) {
 }
 
 TEST(Grading, KnownFailuresXfailAndXpass) {
-  const auto known = parse_known(R"({"gscheck_known_failures": 1, "known": [
-    {"case": "gather/*", "verdict": "FAILED", "outcome": "internal",
-     "message": "signal 6", "reason": "aborts", "link": "https://example.invalid/1"},
-    {"case": "gather/graded", "verdict": "FAILED", "outcome": "output",
+  const auto known = parse_known(R"({"gscheck_known_failures": 2, "known": [
+    {"id": "aborts", "when": {"case": "gather/*"}, "forgives": {"crash": "signal 6"},
+     "reason": "aborts", "link": "https://example.invalid/1"},
+    {"id": "wrong-bits", "when": {"case": "gather/graded"}, "forgives": {"elements": "nan_bits"},
      "reason": "wrong bits", "link": "docs/x.md"}]})");
   ASSERT_EQ(known.entries.size(), 2u);
   Scripted reference("reference", {kOut});
   CheckOptions opts;
   opts.known_failures = &known;
 
-  // A crash matching entry 0: XFAIL, not a failure of the run; the original verdict is kept.
+  // A crash entry 0 forgives: XFAIL, not a failure of the run; the original verdict is kept.
   Scripted crash("plugin:x",
                  {Error{ErrorClass::kInternal, "plugin crashed with signal 6 (Aborted)"}});
   CaseChecker c1(crash, &reference, opts);
@@ -159,77 +161,142 @@ TEST(Grading, KnownFailuresXfailAndXpass) {
   EXPECT_FALSE(reports::is_failure(r.verdict, /*strict=*/true));
   ASSERT_TRUE(r.known.has_value());
   EXPECT_EQ(r.known->verdict, Verdict::kFailed);
-  EXPECT_EQ(r.known->entry, "gather/*");
+  EXPECT_EQ(r.known->entry, "aborts");
   EXPECT_EQ(r.known->link, "https://example.invalid/1");
+  ASSERT_EQ(r.explained.size(), 1u);
+  EXPECT_TRUE(r.unexplained.empty());
 
-  // A different failure (a wrong output) of a case entry 1 names: XFAIL by entry 1.
+  // A wrong value no rule forgives (nan_bits needs a NaN): FAILED, listed as unexplained.
   Scripted wrong("plugin:x", {Tensor::from_values<float>(Shape{2}, {3, 2})});
   CaseChecker c2(wrong, &reference, opts);
   r = c2.check_case(gather_case(std::nullopt), "");
-  EXPECT_EQ(r.verdict, Verdict::kXfail);
-  EXPECT_EQ(r.known->reason, "wrong bits");
+  EXPECT_EQ(r.verdict, Verdict::kFailed);
+  ASSERT_EQ(r.unexplained.size(), 1u);
+  EXPECT_EQ(r.unexplained[0].count, 1);
 
-  // A failure that matches no entry stays FAILED: another error class than declared.
-  Scripted other("plugin:x", {Error{ErrorClass::kBadIndex, "indices[0] = 9 is not in [0, 3)"}});
+  // Another crash (a segfault) than entry 0 names stays FAILED.
+  Scripted other("plugin:x", {Error{ErrorClass::kInternal, "plugin crashed with signal 11"}});
   CaseChecker c3(other, &reference, opts);
   r = c3.check_case(gather_case(std::nullopt), "");
   EXPECT_EQ(r.verdict, Verdict::kFailed);
   EXPECT_FALSE(r.known.has_value());
 
-  // The named case passes: XPASS (entry 1 has no message, so it selects by name alone). It fails
-  // the run only with --strict.
+  // A passing case a crash entry selects is XPASS (it fails the run only with --strict); an
+  // element rule allows differences and never declares a case failing.
   Scripted right("plugin:x", {kOut});
   CaseChecker c4(right, &reference, opts);
   r = c4.check_case(gather_case(std::nullopt), "");
   EXPECT_EQ(r.verdict, Verdict::kXpass);
+  EXPECT_EQ(r.known->entry, "aborts");
   EXPECT_FALSE(reports::is_failure(r.verdict));
   EXPECT_TRUE(reports::is_failure(r.verdict, /*strict=*/true));
-  // Another passing gather case: entry 0 recognises failures by their message, entry 1 names
-  // a different case: plain PASSED.
   CaseFile other_case = gather_case(std::nullopt);
-  other_case.c.name = "gather/other";
+  other_case.c.name = "scatter/other";
   EXPECT_EQ(c4.check_case(other_case, "").verdict, Verdict::kPassed);
 }
 
-TEST(Grading, KnownFailuresSelectByOpDtypeAndMismatchText) {
-  const auto known = parse_known(R"J({"gscheck_known_failures": 1, "known": [
-    {"ops": ["tensor_scatter_nd_min"], "dtypes": ["bfloat16"], "verdict": "FAILED",
-     "outcome": "output", "message": "got nan\\(0x7fc0\\)", "reason": "canonical NaN",
+// One explained element does not forgive the case: every difference needs an explanation.
+TEST(Grading, KnownFailuresExplainEveryDifference) {
+  const auto known = parse_known(R"J({"gscheck_known_failures": 2, "known": [
+    {"id": "canonical", "when": {"ops": ["tensor_scatter_nd_min"], "dtypes": ["float32"],
+     "has": ["nan_input"]}, "forgives": {"elements": "canonical_nan"}, "reason": "canonical NaN",
      "link": "corpus/tf/x.json"}]})J");
+  const float payload = [] {
+    const uint32_t bits = 0x7fc00123;
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+  }();
+  const float canonical = std::numeric_limits<float>::quiet_NaN();
   CaseFile f;
   f.c.name = "sweep/1/2/tensor_scatter_nd_min";
   f.c.op = Op::kTensorScatterMin;
-  const uint16_t nan_bits = 0xffc5;
-  Tensor tensor = Tensor::zeros(DType::kBFloat16, Shape{1}).value();
-  std::memcpy(tensor.data(), &nan_bits, 2);
-  f.c.tensor = tensor;
-  f.c.indices = Tensor::from_values<int32_t>(Shape{0, 1}, {});
-  f.c.updates = Tensor::zeros(DType::kBFloat16, Shape{0}).value();
-  Tensor canonical = Tensor::zeros(DType::kBFloat16, Shape{1}).value();
-  const uint16_t canonical_bits = 0x7fc0;
-  std::memcpy(canonical.data(), &canonical_bits, 2);
-  Scripted backend("plugin:tf", {canonical});
-  Scripted reference("reference", {tensor});
+  f.c.tensor = Tensor::from_values<float>(Shape{3}, {payload, 31, 2});
+  f.c.indices = Tensor::from_values<int32_t>(Shape{1, 1}, {2});
+  f.c.updates = Tensor::from_values<float>(Shape{1}, {1});
   CheckOptions opts;
   opts.known_failures = &known;
-  CaseChecker checker(backend, &reference, opts);
-  auto r = checker.check_case(f, "");
+  auto grade = [&](std::vector<float> got) {
+    Scripted backend("plugin:x", {Tensor::from_values<float>(Shape{3}, got)});
+    Scripted reference("reference", {Tensor::from_values<float>(Shape{3}, {payload, 31, 1})});
+    backend.caps_.ops = {Op::kTensorScatterMin};
+    CaseChecker checker(backend, &reference, opts);
+    return checker.check_case(f, "");
+  };
+  auto r = grade({canonical, 31, 1});
   EXPECT_EQ(r.verdict, Verdict::kXfail) << r.reason;
-  // The same difference on float32 data is not selected.
-  f.c.tensor = Tensor::from_values<float>(Shape{1}, {1});
-  f.c.updates = Tensor::from_values<float>(Shape{0}, {});
-  Scripted b32("plugin:tf", {Tensor::from_values<float>(Shape{1}, {2})});
-  Scripted r32("reference", {Tensor::from_values<float>(Shape{1}, {1})});
-  CaseChecker c32(b32, &r32, opts);
-  EXPECT_EQ(c32.check_case(f, "").verdict, Verdict::kFailed);
+  r = grade({canonical, 1031, 1});  // the NaN is explained, the +1000 is not
+  EXPECT_EQ(r.verdict, Verdict::kFailed) << r.reason;
+  ASSERT_EQ(r.explained.size(), 1u);
+  EXPECT_EQ(r.explained[0].entry, "canonical");
+  ASSERT_EQ(r.unexplained.size(), 1u);
+  EXPECT_NE(r.unexplained[0].example.find("1031"), std::string::npos) << r.unexplained[0].example;
+  f.c.tensor = Tensor::from_values<float>(Shape{3}, {0, 31, 2});  // no NaN input: not selected
+  Scripted backend("plugin:x", {Tensor::from_values<float>(Shape{3}, {canonical, 31, 1})});
+  backend.caps_.ops = {Op::kTensorScatterMin};
+  Scripted reference("reference", {Tensor::from_values<float>(Shape{3}, {0, 31, 1})});
+  CaseChecker checker(backend, &reference, opts);
+  EXPECT_EQ(checker.check_case(f, "").verdict, Verdict::kFailed);
 }
 
-// "flushed_subnormals": a CPU running with FTZ/DAZ (TensorFlow's) fails cases only by subnormals
-// read or written as zero; the entry selects exactly those, and never makes a pass XPASS.
-TEST(Grading, KnownFailuresSelectFlushedSubnormals) {
-  const auto known = parse_known(R"J({"gscheck_known_failures": 1, "known": [
-    {"verdict": "FAILED", "outcome": "output", "flushed_subnormals": true,
-     "reason": "FTZ/DAZ", "link": "docs/spec_notes.md"}]})J");
+// A crash is forgiven only where the entry's case predicate holds (TensorFlow's INT64_MIN abort
+// must not hide an abort on a valid gather).
+TEST(Grading, KnownFailuresForgiveCrashesOnlyWhereThePredicateHolds) {
+  const auto known = parse_known(R"J({"gscheck_known_failures": 2, "known": [
+    {"id": "int64-min", "when": {"ops": ["gather"], "axis": -9223372036854775808,
+     "expected": "invalid_argument"}, "forgives": {"crash": "signal 6"}, "reason": "r",
+     "link": "l"}]})J");
+  CheckOptions opts;
+  opts.known_failures = &known;
+  Scripted abort("plugin:x", {Error{ErrorClass::kInternal, "plugin crashed with signal 6"}});
+  CaseFile valid = gather_case(std::nullopt);
+  Scripted ok_ref("reference", {kOut});
+  CaseChecker c1(abort, &ok_ref, opts);
+  EXPECT_EQ(c1.check_case(valid, "").verdict, Verdict::kFailed);
+  CaseFile bad_axis = gather_case(std::nullopt);
+  bad_axis.c.axis = Tensor::from_values<int64_t>(Shape{}, {INT64_MIN});
+  Scripted err_ref("reference", {Error{ErrorClass::kInvalidArgument, "axis out of range"}});
+  CaseChecker c2(abort, &err_ref, opts);
+  EXPECT_EQ(c2.check_case(bad_axis, "").verdict, Verdict::kXfail);
+}
+
+// Declining a case inside the declared contract is DECLINED (a failure), unless an entry says so.
+TEST(Grading, DecliningIsAFailure) {
+  Scripted decline("plugin:x", {Error{ErrorClass::kUnimplemented, "not today"}});
+  Scripted reference("reference", {kOut});
+  CaseChecker c1(decline, &reference, {});
+  auto r = c1.check_case(gather_case(std::nullopt), "");
+  EXPECT_EQ(r.verdict, Verdict::kDeclined) << r.reason;
+  EXPECT_TRUE(reports::is_failure(r.verdict));
+  EXPECT_NE(r.reason.find("declined a case inside its declared contract"), std::string::npos);
+  // unsupported where TensorFlow computes is declining too; where TensorFlow says unsupported
+  // it is the right answer.
+  Scripted unsupported("plugin:x", {Error{ErrorClass::kUnsupported, "no kernel"}});
+  CaseChecker c2(unsupported, &reference, {});
+  EXPECT_EQ(c2.check_case(gather_case(std::nullopt), "").verdict, Verdict::kDeclined);
+  Scripted tf_unsupported("reference", {Error{ErrorClass::kUnsupported, "no kernel"}});
+  CaseChecker c3(unsupported, &tf_unsupported, {});
+  EXPECT_EQ(c3.check_case(gather_case(std::nullopt), "").verdict, Verdict::kPassed);
+  const auto known = parse_known(R"({"gscheck_known_failures": 2, "known": [
+    {"id": "later", "when": {"ops": ["gather"]}, "forgives": {"declined": "not today"},
+     "reason": "r", "link": "l"}]})");
+  CheckOptions opts;
+  opts.known_failures = &known;
+  CaseChecker c4(decline, &reference, opts);
+  EXPECT_EQ(c4.check_case(gather_case(std::nullopt), "").verdict, Verdict::kXfail);
+  // Outside the declared contract is UNIMPLEMENTED, never run.
+  CaseFile outside = gather_case(std::nullopt);
+  outside.c.params = Tensor::from_values<int64_t>(Shape{3}, {1, 2, 3});
+  EXPECT_EQ(c1.check_case(outside, "").verdict, Verdict::kUnimplemented);
+}
+
+// "flushed_subnormal": each differing element within the smallest normal, with a subnormal in it
+// or in the inputs; anything else stays a failure.
+TEST(Grading, KnownFailuresFlushedSubnormalRule) {
+  const auto known = parse_known(R"J({"gscheck_known_failures": 2, "known": [
+    {"id": "ftz", "when": {"dtypes": ["float32"], "has": ["subnormal_input"]},
+     "forgives": {"elements": "flushed_subnormal"}, "reason": "FTZ/DAZ",
+     "link": "docs/spec_notes.md"}]})J");
   const float sub = 1e-40f;  // a float32 subnormal
   CaseFile f;
   f.c.name = "sweep/1/3/tensor_scatter_nd_min";
@@ -241,6 +308,7 @@ TEST(Grading, KnownFailuresSelectFlushedSubnormals) {
   opts.known_failures = &known;
   auto grade = [&](std::vector<float> got) {
     Scripted backend("plugin:tf", {Tensor::from_values<float>(Shape{2}, got)});
+    backend.caps_.ops = {Op::kTensorScatterMin};
     Scripted reference("reference", {Tensor::from_values<float>(Shape{2}, {sub, 4})});
     CaseChecker checker(backend, &reference, opts);
     return checker.check_case(f, "");
@@ -248,14 +316,35 @@ TEST(Grading, KnownFailuresSelectFlushedSubnormals) {
   auto r = grade({0, 4});  // the untouched subnormal flushed
   EXPECT_EQ(r.verdict, Verdict::kXfail) << r.reason;
   ASSERT_TRUE(r.known.has_value());
-  EXPECT_TRUE(r.flushed_subnormals);
   r = grade({0, 5});  // flushed, and the min is wrong too: a real failure
   EXPECT_EQ(r.verdict, Verdict::kFailed) << r.reason;
-  EXPECT_FALSE(r.flushed_subnormals);
   r = grade({2e-40f, 4});                             // another subnormal is no flush
   EXPECT_EQ(r.verdict, Verdict::kXfail) << r.reason;  // within the smallest normal: admitted
   r = grade({sub, 4});
   EXPECT_EQ(r.verdict, Verdict::kPassed) << r.reason;  // not XPASS: the entry names a kind
+}
+
+// known-failures check: an injected bug on a case the backend got right is tried on the file.
+TEST(Grading, LintFindsEntriesThatWouldAbsorbInjectedBugs) {
+  const auto known = parse_known(R"({"gscheck_known_failures": 2, "known": [
+    {"id": "too-wide", "when": {"ops": ["gather"]}, "forgives": {"error": "bad_index"},
+     "reason": "r", "link": "l"}]})");
+  CheckOptions opts;
+  opts.known_failures = &known;
+  opts.lint = true;
+  Scripted right("plugin:x", {kOut});
+  Scripted reference("reference", {kOut});
+  CaseChecker checker(right, &reference, opts);
+  reports::KnownFailuresLint lint(known);
+  auto r = checker.check_case(gather_case(std::nullopt), "");
+  EXPECT_EQ(r.verdict, Verdict::kXpass);  // an error entry declares its cases failing
+  lint.add(r);
+  const auto findings = lint.findings();
+  bool absorbed = false;
+  for (const auto& line : findings)
+    absorbed =
+        absorbed || line.find("would forgive an injected false bad_index") != std::string::npos;
+  EXPECT_TRUE(absorbed) << ::testing::PrintToString(findings);
 }
 
 TEST(Grading, KnownFailuresFileErrorsNameTheEntry) {
@@ -264,26 +353,34 @@ TEST(Grading, KnownFailuresFileErrorsNameTheEntry) {
     return k.ok() ? std::string("ok") : k.error().message;
   };
   EXPECT_EQ(bad(R"({"known": []})"),
-            "k.json: gscheck_known_failures: missing or not 1 (format version 1)");
-  EXPECT_EQ(bad(R"({"gscheck_known_failures": 1, "known": [{"verdict": "FAILED", "link": "l"}]})"),
+            "k.json: gscheck_known_failures: missing or not 2 (format version 2)");
+  EXPECT_EQ(bad(R"({"gscheck_known_failures": 1, "known": []})")
+                .rfind("k.json: gscheck_known_failures: format version 1", 0),
+            0u);
+  const std::string head = R"({"gscheck_known_failures": 2, "known": [)";
+  EXPECT_EQ(bad(head + R"({"id": "a", "forgives": {"output": true}, "link": "l"}]})"),
             "k.json: known[0].reason: missing");
-  EXPECT_EQ(bad(R"({"gscheck_known_failures": 1, "known": [{"verdict": "PASSED", "reason": "r",
+  EXPECT_EQ(bad(head + R"({"id": "a", "forgives": {"output": true, "crash": true}, "reason": "r",
                     "link": "l"}]})"),
-            "k.json: known[0].verdict: \"PASSED\" is not FAILED, NONDETERMINISTIC or MISTRUSTED");
-  EXPECT_EQ(bad(R"({"gscheck_known_failures": 1, "known": [{"verdict": "FAILED", "reason": "r",
-                    "link": "l", "ops": ["gathr"]}]})"),
-            "k.json: known[0].ops: unknown op gathr");
-  EXPECT_EQ(bad(R"J({"gscheck_known_failures": 1, "known": [{"verdict": "FAILED", "reason": "r",
-                    "link": "l", "message": "("}]})J")
-                .rfind("k.json: known[0].message: invalid regex /(/", 0),
+            "k.json: known[0].forgives: name exactly one of crash, error, output, declined, "
+            "elements, nondeterministic");
+  EXPECT_EQ(bad(head + R"({"id": "a", "when": {"ops": ["gathr"]}, "forgives": {"output": true},
+                    "reason": "r", "link": "l"}]})"),
+            "k.json: known[0].when.ops: unknown name gathr");
+  EXPECT_EQ(bad(head + R"J({"id": "a", "forgives": {"crash": "("}, "reason": "r",
+                    "link": "l"}]})J")
+                .rfind("k.json: known[0].forgives.crash: ", 0),
             0u);
-  EXPECT_EQ(bad(R"({"gscheck_known_failures": 1, "known": [{"verdict": "FAILED", "reason": "r",
-                    "link": "l", "outcome": "crash"}]})"),
-            "k.json: known[0].outcome: \"crash\" is neither \"output\" nor an error class name");
-  EXPECT_EQ(bad(R"({"gscheck_known_failures": 1, "known": [{"verdict": "FAILED", "reason": "r",
-                    "link": "l", "cases": "x"}]})")
-                .rfind("k.json: known[0].cases: unknown field", 0),
+  EXPECT_EQ(bad(head + R"({"id": "a", "when": {"expected": "crash"}, "forgives": {"output": true},
+                    "reason": "r", "link": "l"}]})"),
+            "k.json: known[0].when.expected: neither \"output\" nor an error class name");
+  EXPECT_EQ(bad(head + R"({"id": "a", "when": {"cases": "x"}, "forgives": {"output": true},
+                    "reason": "r", "link": "l"}]})")
+                .rfind("k.json: known[0].when.cases: unknown field", 0),
             0u);
+  EXPECT_EQ(bad(head + R"({"id": "a", "forgives": {"output": true}, "reason": "r", "link": "l"},
+                    {"id": "a", "forgives": {"output": true}, "reason": "r", "link": "l"}]})"),
+            "k.json: known[1].id: \"a\" is used twice");
 }
 
 TEST(Grading, GlobMatch) {
@@ -297,27 +394,35 @@ TEST(Grading, GlobMatch) {
   EXPECT_FALSE(reports::glob_match("exact", "exact/more"));
 }
 
-// The shipped TensorFlow 2.21 file parses and recognises the abort it documents.
+// The shipped TensorFlow 2.21 file parses, and forgives its abort only where rank(updates) <
+// rank(indices) - 1.
 TEST(Grading, ShippedTensorFlowFile) {
   auto k = reports::load_known_failures(GSCHECK_SOURCE_DIR
                                         "/plugins/tensorflow/tf_2_21_known_failures.json");
   ASSERT_TRUE(k.ok()) << k.error().message;
   EXPECT_EQ(k->entries.size(), 5u);
-  reports::CaseResult r;
-  r.name = "sweep/1/5/scatter_nd/kernel";
-  r.op = Op::kScatterNd;
-  r.inputs = {{"updates", DType::kFloat32, Shape{2}}};
-  r.verdict = Verdict::kFailed;
-  r.outcome = "error internal: plugin crashed with signal 6 (Aborted)";
-  r.reason = "run 1 of 2: the backend failed: plugin crashed with signal 6 (Aborted)";
-  reports::apply_known_failures(*k, r);
-  EXPECT_EQ(r.verdict, Verdict::kXfail);
-  r.verdict = Verdict::kFailed;
-  r.known.reset();
-  r.outcome = "error internal: plugin crashed with signal 11 (Segmentation fault)";
-  r.reason = "run 1 of 2: the backend failed: plugin crashed with signal 11 (Segmentation fault)";
-  reports::apply_known_failures(*k, r);
-  EXPECT_EQ(r.verdict, Verdict::kFailed);  // a segfault is not TensorFlow's known abort
+  CheckOptions opts;
+  opts.known_failures = &*k;
+  CaseFile f;
+  f.c.name = "sweep/1/5/scatter_nd/kernel";
+  f.c.op = Op::kScatterNd;
+  f.c.indices = Tensor::from_values<int32_t>(Shape{2, 2, 1}, {0, 1, 0, 1});
+  f.c.updates = Tensor::from_values<float>(Shape{2}, {1, 2});
+  f.c.shape = Tensor::from_values<int64_t>(Shape{1}, {2});
+  Scripted abort("plugin:tf",
+                 {Error{ErrorClass::kInternal, "plugin crashed with signal 6 (Aborted)"}});
+  abort.caps_.ops = {Op::kScatterNd};
+  Scripted invalid("reference", {Error{ErrorClass::kInvalidArgument, "bad updates rank"}});
+  CaseChecker c1(abort, &invalid, opts);
+  EXPECT_EQ(c1.check_case(f, "").verdict, Verdict::kXfail);
+  Scripted segv("plugin:tf", {Error{ErrorClass::kInternal, "plugin crashed with signal 11"}});
+  segv.caps_.ops = {Op::kScatterNd};
+  CaseChecker c2(segv, &invalid, opts);
+  EXPECT_EQ(c2.check_case(f, "").verdict, Verdict::kFailed);        // not TensorFlow's known abort
+  f.c.indices = Tensor::from_values<int32_t>(Shape{2, 1}, {0, 1});  // a valid scatter
+  Scripted valid("reference", {Tensor::from_values<float>(Shape{2}, {1, 2})});
+  CaseChecker c3(abort, &valid, opts);
+  EXPECT_EQ(c3.check_case(f, "").verdict, Verdict::kFailed);
 }
 
 }  // namespace

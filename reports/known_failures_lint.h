@@ -1,0 +1,40 @@
+// `gscheck known-failures check`: whether a known-failures file explains exactly the failures it
+// names. Fed every case result of a run graded with lint on (tools/case_check.h CheckOptions).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "reports/known_failures.h"
+#include "reports/report.h"
+
+namespace gscheck::reports {
+
+class KnownFailuresLint {
+ public:
+  explicit KnownFailuresLint(const KnownFailures& known);
+  void add(const CaseResult& r);
+  /// One line per problem; empty when every entry is needed and no wider than its failures:
+  /// an entry that explains nothing, dtypes it lists that no case needed, two entries explaining
+  /// the same differences, a passing case an entry declares failing (XPASS), an injected bug an
+  /// entry would forgive on a case the backend got right.
+  std::vector<std::string> findings() const;
+  /// Per entry: cases selected, differences explained, cases XFAIL, XPASS, injected bugs absorbed.
+  std::string table() const;
+
+ private:
+  struct Use {
+    int64_t selected = 0, differences = 0, cases = 0, xpass = 0;
+    std::set<DType> dtypes;  ///< data dtypes of the cases it explained
+    std::map<std::string, int64_t> absorbed;
+    std::string absorbed_example, xpass_example;
+  };
+  const KnownFailures& known_;
+  std::vector<Use> use_;
+  std::map<std::pair<std::size_t, std::size_t>, int64_t> overlaps_;
+};
+
+}  // namespace gscheck::reports

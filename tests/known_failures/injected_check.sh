@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# One injected bug in a real library's plugin must FAIL the run, with the library's shipped
+# known-failures file: the file explains the library's real departures and nothing else.
+# Usage: injected_check.sh GSCHECK INJECT_PLUGIN TARGET_PLUGIN KNOWN_FAILURES KIND OUT [CASES...]
+#   KIND: none (no bug) | abort | wrong_value | bad_index | flush16 | declined (tests/known_failures/inject_plugin.c)
+#   CASES: case files or folders (default: an export of 2000 seeded cases and corpus/golden)
+# Exit status: 0 the injected bug failed cases (and only as that bug), 1 it was forgiven or
+# missed, 77 the target plugin is not built (no venv).
+set -euo pipefail
+gscheck="$1" inject="$2" target="$3" known="$4" kind="$5" out="$6"
+shift 6
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+if [[ ! -f "$target" ]]; then
+  echo "SKIPPED: no plugin at $target (its venv is made by the plugin's check)"
+  exit 77
+fi
+mkdir -p "$out"
+cases=("$@")
+if ((${#cases[@]} == 0)); then
+  if [[ ! -d "$out/sweep" ]]; then
+    "$gscheck" export --count 2000 --seed 20261201 --include-invalid --out "$out/sweep.tmp" >/dev/null
+    mv "$out/sweep.tmp" "$out/sweep"
+  fi
+  cases=("$out/sweep" "$root/corpus/golden")
+fi
+export TF_CPP_MIN_LOG_LEVEL=2
+grade() {  # grade KIND REPORT: gscheck eval through the injecting plugin; prints the totals
+  local rc=0
+  GSCHECK_INJECT_TARGET="$target" GSCHECK_INJECT="$1" \
+    "$gscheck" eval --backend "plugin:$inject" --repeat 1 --quiet --timeout 120 \
+    --max-bytes 1073741824 --known-failures "$known" --report "$2" "${cases[@]}" \
+    >"$2.txt" 2>&1 || rc=$?
+  echo "$1: $(tail -n1 "$2.txt") (exit $rc)" >&2
+  return "$rc"
+}
+# Without an injection the shipped file explains every departure, so every failure below is
+# the injected bug's.
+if ! grade none "$out/clean.json"; then
+  echo "injected_check: the run without an injection fails; see $out/clean.json.txt"
+  grep -E "^(FAILED|DECLINED|MISTRUSTED|NONDETERMINISTIC) " -A4 "$out/clean.json.txt" | head -40
+  exit 1
+fi
+rc=0
+grade "$kind" "$out/report.json" || rc=$?
+if ((rc != 1)); then
+  echo "injected_check: the injected $kind did not fail the run (gscheck exit $rc)"
+  exit 1
+fi
+python3 - "$out/report.json" "$kind" <<'PY'
+import json, sys
+report, kind = sys.argv[1], sys.argv[2]
+cases = json.load(open(report))["cases"]
+failing = [c for c in cases if c["verdict"] in ("FAILED", "DECLINED", "NONDETERMINISTIC")]
+# The ops each bug is injected into: a failure elsewhere is not the injection's.
+ops = {"abort": {"gather"}, "bad_index": {"gather"}, "declined": {"tensor_scatter_nd_add"},
+       "wrong_value": {"tensor_scatter_nd_min", "tensor_scatter_nd_max"},
+       "flush16": {"scatter_nd", "tensor_scatter_nd_add", "tensor_scatter_nd_sub"}}[kind]
+elsewhere = [c for c in failing if c["op"] not in ops]
+if elsewhere:
+    print(f"{len(elsewhere)} failures outside the injected ops, e.g. {elsewhere[0]['name']}")
+    sys.exit(1)
+print(f"{kind}: {len(failing)} failing cases;",
+      sum(c["verdict"] == "XFAIL" for c in cases), "XFAIL")
+for c in failing[:3]:
+    print(" ", c["verdict"], c["name"], "-", c["reason"][:160])
+if not failing:
+    print(f"the injected {kind} made no case fail")
+sys.exit(0 if failing else 1)
+PY
