@@ -83,8 +83,8 @@ struct Case {
 };
 
 /// True when no Python-level rule applies to the case, so it means the same at either API level:
-/// every scatter, gather_nd without batch_dims, gather with an axis that is not a scalar 0 while
-/// batch_dims != 0.
+/// every scatter, gather_nd without batch_dims, gather with a one-element axis that is not 0
+/// while batch_dims != 0 (Python refuses an axis of 0 or 2+ elements with NumPy's ValueError).
 bool same_at_both_apis(const Case& c);
 
 /// Check that the case has exactly the inputs its op takes and attributes it allows; the message

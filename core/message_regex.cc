@@ -109,6 +109,28 @@ Expected<std::string> to_re2(std::string_view p) {
 
 }  // namespace
 
+std::string regex_escape(std::string_view text) {
+  std::string re;
+  re.reserve(text.size() + 8);
+  for (char ch : text) {
+    if (std::string_view("^$\\.*+?()[]{}|/").find(ch) != std::string_view::npos) re += '\\';
+    re += ch;
+  }
+  return re;
+}
+
+std::string error_message_regex(const Error& e, bool whole) {
+  std::string re = "^";
+  if (e.alternatives.empty()) {
+    re += regex_escape(e.message);
+  } else {
+    re += "(?:" + regex_escape(e.message);
+    for (const auto& a : e.alternatives) re += "|" + regex_escape(a);
+    re += ")";
+  }
+  return whole ? re + "$" : re;
+}
+
 std::string excerpt(std::string_view text, std::size_t max_bytes) {
   if (text.size() <= max_bytes) return std::string(text);
   std::size_t cut = max_bytes;

@@ -33,6 +33,14 @@ class MessageRegex {
   std::shared_ptr<const re2::RE2> re_;
 };
 
+/// The text as an ECMAScript pattern matching it literally (every metacharacter escaped).
+std::string regex_escape(std::string_view text);
+
+/// A case file's expect.error.message for an error: its message, or any of its alternatives,
+/// escaped: `^(?:m|a1|a2)$` (`^m$` without alternatives). With whole = false the end is open
+/// (`^m`, a prefix: TensorFlow may append node names).
+std::string error_message_regex(const Error& e, bool whole = true);
+
 /// A short excerpt of untrusted text for an error message: at most max_bytes bytes (cut at a
 /// UTF-8 boundary) followed by "... (N bytes)" when it is longer.
 std::string excerpt(std::string_view text, std::size_t max_bytes = 80);

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <utility>
 #include <variant>
+#include <vector>
 
 /// Checked precondition: a programmer error aborts with the failed condition and its place.
 #define GSCHECK_CHECK(cond)                                                  \
@@ -41,9 +42,24 @@ std::optional<ErrorClass> error_class_from_name(std::string_view name);
 
 /// An error: its class and a message (TensorFlow's text where the check mirrors TensorFlow).
 struct Error {
+  Error() = default;
+  Error(ErrorClass c, std::string m, std::vector<std::string> alts = {})
+      : cls(c), message(std::move(m)), alternatives(std::move(alts)) {}
+
   ErrorClass cls = ErrorClass::kInternal;
-  std::string message;
+  std::string message;  ///< the canonical text (what a single-threaded TensorFlow writes)
+  /// Other texts TensorFlow may write for the same failure, e.g. the bad index a multi-threaded
+  /// kernel names; a message equal to one of them is as right as `message`. Usually empty.
+  std::vector<std::string> alternatives;
   friend bool operator==(const Error&, const Error&) = default;
+
+  /// True when text is the message or one of the alternatives.
+  bool accepts(std::string_view text) const {
+    if (text == message) return true;
+    for (const auto& a : alternatives)
+      if (text == a) return true;
+    return false;
+  }
 };
 
 /// Success, or an Error.

@@ -72,13 +72,19 @@ Expected<GatherPlan> validate_gather(const Case& c, int64_t max_bytes) {
   const Tensor& indices = *c.indices;
   const int rp = params.rank();
   const int ri = indices.rank();
-  // Python: tf.gather with the constant axis 0 calls GatherV2 without batch_dims (dropped);
-  // the raw kernel (api kernel) keeps it.
-  int64_t b = c.batch_dims;
-  if (c.api == Api::kPython && c.axis && c.axis->rank() == 0 && c.axis->num_elements() == 1 &&
-      c.axis->int_at(0) == 0) {
-    b = 0;
+  // Python: tf.gather compares the axis with 0 through NumPy, which raises ValueError for an
+  // axis of 0 or 2+ elements; an axis equal to 0 calls GatherV2 without batch_dims (dropped).
+  // The raw kernel (api kernel) keeps it.
+  const bool python = c.api == Api::kPython;
+  if (python && c.axis && c.axis->num_elements() != 1) {
+    return invalid_argument(c.axis->num_elements() == 0
+                                ? "The truth value of an empty array is ambiguous. Use "
+                                  "`array.size > 0` to check that an array is not empty."
+                                : "The truth value of an array with more than one element is "
+                                  "ambiguous. Use a.any() or a.all()");
   }
+  int64_t b = c.batch_dims;
+  if (python && c.axis && is_integer(c.axis->dtype()) && c.axis->int_at(0) == 0) b = 0;
   // GatherV2's batch_dims attribute is an int32.
   if (b < std::numeric_limits<int32_t>::min() || b > std::numeric_limits<int32_t>::max()) {
     return invalid_argument("Attr batch_dims has value " + str(b) + " out of range for an int32");

@@ -64,25 +64,64 @@ int64_t gather_rows(const Tensor& params, const Tensor& indices, Tensor& out, co
   return bad;
 }
 
+// HandleCopies (gather_functor.h, gather_functor_batched.h of TF 2.21) walks the work units
+// (batch, outer, index) in shards; each shard stops at its first bad index and stores it under a
+// mutex, so the last shard to find one names it. One thread names the first bad index (the
+// message); a shard may start at any unit from min_shard_units on (an over-approximation: every
+// block size from that minimum), so a bad index is nameable when one of its units lies there.
+Error bad_index_error(const Tensor& indices, const Geometry& g, int64_t first,
+                      int64_t element_bytes) {
+  auto text = [&](int64_t j) {
+    return "indices" + slice_debug_string(indices.shape(), j) + " = " +
+           std::to_string(indices.int_at(j)) + " is not in [0, " + std::to_string(g.dim) + ")";
+  };
+  Error e = bad_index(text(first));
+  const int64_t units = g.batch * g.outer * g.n;
+  const int64_t min_start =
+      min_shard_units(units, static_cast<double>(g.inner * element_bytes), /*with_sharder=*/true);
+  if (min_start == 0) return e;
+  for (int64_t j = first + 1; j < indices.num_elements(); ++j) {
+    if (in_range(indices.int_at(j), g.dim)) continue;
+    const int64_t b = j / g.n;
+    const int64_t last_unit = (b * g.outer + g.outer - 1) * g.n + j % g.n;  // outer row outer-1
+    if (last_unit < min_start) continue;
+    if (e.alternatives.size() == kMaxMessageAlternatives) break;
+    e.alternatives.push_back(text(j));
+  }
+  return e;
+}
+
 }  // namespace
 
 Outcome run_gather(const Case& c, const Options& options) {
   const Tensor& params = *c.params;
   const Tensor& indices = *c.indices;
+  // Python: axis=None means axis=batch_dims; array_ops.gather first tests
+  // `tensor_util.constant_value(axis) != 0` with NumPy, whose truth value of an array of 0 or
+  // 2+ elements raises ValueError (TF 2.21, NumPy 2.4; docs/spec_notes.md). An axis equal to 0
+  // (scalar or one element) calls GatherV2 without batch_dims, so batch_dims is then dropped.
+  // The raw kernel (api kernel) always has its axis input and keeps batch_dims.
+  const bool python = c.api == Api::kPython;
+  const Tensor axis_tensor =
+      c.axis ? *c.axis : Tensor::from_values<int64_t>(Shape{}, {c.batch_dims});
+  if (python && axis_tensor.num_elements() > 1) {
+    return invalid_argument(
+        "The truth value of an array with more than one element is ambiguous. Use a.any() or "
+        "a.all()");
+  }
+  if (python && axis_tensor.num_elements() == 0) {
+    return invalid_argument(
+        "The truth value of an empty array is ambiguous. Use `array.size > 0` to check that an "
+        "array is not empty.");
+  }
+  int64_t batch_dims = c.batch_dims;
+  if (python && is_integer(axis_tensor.dtype()) && axis_tensor.int_at(0) == 0) batch_dims = 0;
+  // No kernel for the index dtype: after Python's own test of the axis.
   if (!is_index_dtype(indices.dtype())) {
     return unsupported("gather: TensorFlow has no GatherV2 kernel for indices of dtype " +
                        std::string(dtype_name(indices.dtype())) +
                        " (it registers int16, int32 and int64)");
   }
-
-  // Python: axis=None means axis=batch_dims; a constant axis of 0 calls GatherV2 without
-  // batch_dims (array_ops.gather), so batch_dims is then dropped. The raw kernel (api kernel)
-  // always has its axis input and keeps batch_dims.
-  const bool python = c.api == Api::kPython;
-  const Tensor axis_tensor =
-      c.axis ? *c.axis : Tensor::from_values<int64_t>(Shape{}, {c.batch_dims});
-  int64_t batch_dims = c.batch_dims;
-  if (python && axis_tensor.rank() == 0 && axis_tensor.int_at(0) == 0) batch_dims = 0;
 
   // The kernel reads its batch_dims attribute as an int32.
   if (batch_dims < std::numeric_limits<int32_t>::min() ||
@@ -178,11 +217,7 @@ Outcome run_gather(const Case& c, const Options& options) {
       return gather_rows<T, Index>(params, indices, *out, g, raise);
     });
   });
-  if (bad >= 0) {
-    return bad_index("indices" + slice_debug_string(indices.shape(), bad) + " = " +
-                     std::to_string(indices.int_at(bad)) + " is not in [0, " +
-                     std::to_string(gather_dim) + ")");
-  }
+  if (bad >= 0) return bad_index_error(indices, g, bad, tf_element_bytes(params.dtype()));
   return out;
 }
 

@@ -64,6 +64,59 @@ int64_t gather_nd_rows(const Tensor& params, const Tensor& indices, Tensor& out,
   return raise ? bad : -1;
 }
 
+// GatherNd's CPU generator (gather_nd_op_cpu_impl.h, TF 2.21) stores every bad row it meets
+// into one atomic in Eigen's parallelFor shards, so the last store names the last bad row of
+// some shard. One thread names the last bad row (the message); shards end at multiples of at
+// least min_shard_units (an over-approximation: every block size from that minimum), so a bad
+// row r is nameable when r + 1 lies there.
+Error bad_row_error(const Tensor& params, const Tensor& indices, const Geometry& g, int64_t last,
+                    int bd, int64_t batch, int64_t element_bytes) {
+  const auto& pd = params.shape().dims();
+  const auto& id = indices.shape().dims();
+  const int64_t depth = g.depth;
+  // The message quotes the augmented row: batch coordinates, then the row's own indices,
+  // located in the augmented indices shape [batch] + indices.shape[batch_dims:-1].
+  std::vector<int64_t> row_dims;
+  if (bd > 0) row_dims.push_back(batch);
+  row_dims.insert(row_dims.end(), id.begin() + bd, id.end() - 1);
+  const Shape row_shape(std::move(row_dims));
+  const Shape batch_shape(std::vector<int64_t>(pd.begin(), pd.begin() + bd));
+  auto text = [&](int64_t row) {
+    std::string values;
+    if (bd > 0) {
+      const std::string batch_pos = slice_debug_string(batch_shape, row / g.rows_per_batch);
+      // "[b0,b1]" -> "b0, b1"
+      for (char ch : batch_pos.substr(1, batch_pos.size() - 2)) {
+        values += ch;
+        if (ch == ',') values += ' ';
+      }
+    }
+    for (int64_t k = 0; k < depth; ++k) {
+      if (!values.empty()) values += ", ";
+      values += std::to_string(indices.int_at(row * depth + k));
+    }
+    return "indices" + slice_debug_string(row_shape, row) + " = [" + values +
+           "] does not index into param shape " + params.shape().to_string();
+  };
+  Error e = bad_index(text(last));
+  // Eigen's cost of a row: sizeof(T) * (slice + IXDIM) bytes loaded and stored, slice + IXDIM
+  // cycles, at 11/64 cycles per byte each way (TensorCostModel::totalCost).
+  const int64_t units = g.batch * g.rows_per_batch;
+  const double per_row = static_cast<double>(g.slice + bd + depth);
+  const double cost = 2 * (11.0 / 64) * static_cast<double>(element_bytes) * per_row + per_row;
+  const int64_t min_end = min_shard_units(units, cost, /*with_sharder=*/false);
+  if (min_end == 0) return e;
+  for (int64_t r = std::max<int64_t>(0, min_end - 1); r < last; ++r) {
+    bool is_bad = false;
+    for (int64_t k = 0; k < depth && !is_bad; ++k)
+      is_bad = !in_range(indices.int_at(r * depth + k), g.dims[k]);
+    if (!is_bad) continue;
+    if (e.alternatives.size() == kMaxMessageAlternatives) break;
+    e.alternatives.push_back(text(r));
+  }
+  return e;
+}
+
 }  // namespace
 
 Outcome run_gather_nd(const Case& c, const Options& options) {
@@ -189,27 +242,8 @@ Outcome run_gather_nd(const Case& c, const Options& options) {
     });
   });
   if (bad >= 0) {
-    // The message quotes the augmented row: batch coordinates, then the row's own indices,
-    // located in the augmented indices shape [batch] + indices.shape[batch_dims:-1].
-    std::vector<int64_t> row_dims;
-    if (bd > 0) row_dims.push_back(batch);
-    row_dims.insert(row_dims.end(), id.begin() + static_cast<std::ptrdiff_t>(bd), id.end() - 1);
-    std::string values;
-    if (bd > 0) {
-      const std::string batch_pos = slice_debug_string(
-          Shape(std::vector<int64_t>(pd.begin(), pd.begin() + bd)), bad / g.rows_per_batch);
-      // "[b0,b1]" -> "b0, b1"
-      for (char ch : batch_pos.substr(1, batch_pos.size() - 2)) {
-        values += ch;
-        if (ch == ',') values += ' ';
-      }
-    }
-    for (int64_t k = 0; k < depth; ++k) {
-      if (!values.empty()) values += ", ";
-      values += std::to_string(indices.int_at(bad * depth + k));
-    }
-    return bad_index("indices" + slice_debug_string(Shape(std::move(row_dims)), bad) + " = [" +
-                     values + "] does not index into param shape " + params.shape().to_string());
+    return bad_row_error(params, indices, g, bad, static_cast<int>(bd), batch,
+                         tf_element_bytes(params.dtype()));
   }
   return out;
 }

@@ -1,6 +1,9 @@
 #include "reference/validate.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <limits>
 
 #if defined(__linux__)
 #endif
@@ -76,6 +79,36 @@ int64_t index_max(DType dt) {
 Expected<Tensor> new_output(DType dt, Shape shape, int64_t max_bytes, bool zero) {
   return zero ? Tensor::zeros(dt, std::move(shape), max_bytes)
               : Tensor::uninitialized(dt, std::move(shape), max_bytes);
+}
+
+int64_t tf_element_bytes(DType dt) {
+  return dt == DType::kString ? 24 : static_cast<int64_t>(dtype_size(dt));
+}
+
+int64_t min_shard_units(int64_t units, double cost_per_unit, bool with_sharder) {
+  if (units <= 1) return 0;
+  int64_t best = 0;
+  // Eigen ThreadPoolDevice::parallelFor (TensorDeviceThreadPool.h, TensorCostModel.h as shipped
+  // with the 2.21 wheel): one thread below kStartupCycles + 1.1 * kPerThreadCycles of work; else
+  // blocks of max(ceil(n / (4 * threads)), (Index)(kTaskSize / cost)), never smaller.
+  const double total = static_cast<double>(units) * cost_per_unit;
+  if ((total - 100000) / 100000 + 0.9 >= 2) {
+    const int64_t b = std::max<int64_t>(1, static_cast<int64_t>(40000 / cost_per_unit));
+    if (b < units) best = b;
+  }
+  // Sharder::Do (work_sharder.cc): min(parallelism, units * cost / 10000) shards of equal size.
+  if (with_sharder) {
+    const auto cost = std::max<int64_t>(1, static_cast<int64_t>(cost_per_unit));
+    const int64_t shards = std::min<int64_t>(std::numeric_limits<int>::max(),
+                                             units > std::numeric_limits<int64_t>::max() / cost
+                                                 ? std::numeric_limits<int64_t>::max() / 10000
+                                                 : units * cost / 10000);
+    if (shards >= 2) {
+      const int64_t b = units / shards + (units % shards != 0);
+      if (b < units && (best == 0 || b < best)) best = b;
+    }
+  }
+  return best;
 }
 
 Error unsupported(std::string msg) { return Error{ErrorClass::kUnsupported, std::move(msg)}; }

@@ -46,6 +46,19 @@ std::string index_type_name(DType dt);
 /// std::numeric_limits<Index>::max() of an index dtype (int16/int32/int64).
 int64_t index_max(DType dt);
 
+/// Bytes of one element inside TensorFlow's kernels (a tstring is 24 bytes), for cost models.
+int64_t tf_element_bytes(DType dt);
+
+/// TensorFlow 2.21's CPU pool cuts an op's work units [0, units) into shards [k*s, (k+1)*s); s
+/// depends on the thread count. Returns the smallest s some thread count gives, or 0 when no
+/// thread count splits the work. cost_per_unit is Eigen's (cycles); with_sharder: the op calls
+/// Shard() (GatherV2), which uses Sharder::Do when parallelism is capped below the pool's
+/// threads, else only Eigen's parallelFor is modelled (GatherNd).
+int64_t min_shard_units(int64_t units, double cost_per_unit, bool with_sharder);
+
+/// At most this many alternative messages are listed for one error (case-file regexes stay small).
+inline constexpr std::size_t kMaxMessageAlternatives = 256;
+
 /// kUnsupported: TensorFlow has no kernel for this combination.
 Error unsupported(std::string msg);
 

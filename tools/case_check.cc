@@ -14,6 +14,7 @@
 #include "backends/reference_backend.h"
 #include "compare/elements.h"
 #include "core/case_json.h"
+#include "core/message_regex.h"
 #include "reports/known_failures.h"
 
 namespace gscheck::tools {
@@ -38,16 +39,6 @@ std::string unsupported_reason(const Capabilities& caps, const Case& c) {
       !is_scatter(c.op) ? c.params : (c.tensor ? c.tensor : c.updates);
   if (data) return std::string(dtype_name(data->dtype())) + " elements are not implemented";
   return "the case lacks the inputs its op takes";
-}
-
-// The message as an ECMAScript regex matching exactly that text.
-std::string exact_regex(const std::string& message) {
-  std::string re = "^";
-  for (char ch : message) {
-    if (std::string_view("^$\\.*+?()[]{}|/").find(ch) != std::string_view::npos) re += '\\';
-    re += ch;
-  }
-  return re + "$";
 }
 
 std::string file_name_for(const std::string& case_name) {
@@ -628,7 +619,7 @@ CaseResult CaseChecker::grade(const CaseFile& f, const std::string& file) {
       e.output = want->value();
     } else {
       e.error_class = want->error().cls;
-      e.error_regex = exact_regex(want->error().message);
+      e.error_regex = error_message_regex(want->error());
     }
     saved.expect = std::move(e);
     std::error_code ec;

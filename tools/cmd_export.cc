@@ -16,6 +16,7 @@
 
 #include "core/case.h"
 #include "core/case_json.h"
+#include "core/message_regex.h"
 #include "core/status.h"
 #include "properties/sample.h"
 #include "reference/reference.h"
@@ -88,16 +89,6 @@ Expected<ExportArgs> export_args(const ParsedArgs& p) {
   a.include_invalid = p.has("--include-invalid");
   if (p.has("--numbers")) a.encoding = TensorEncoding::kNumbers;
   return a;
-}
-
-// The message as an ECMAScript regex matching exactly that text.
-std::string exact_regex(std::string_view message) {
-  std::string re = "^";
-  for (char ch : message) {
-    if (std::string_view("^$\\.*+?()[]{}|/").find(ch) != std::string_view::npos) re += '\\';
-    re += ch;
-  }
-  return re + "$";
 }
 
 // "000042_gather_nd.json": sorted by position, the op visible in a listing.
@@ -264,7 +255,7 @@ int cmd_export(const std::vector<std::string>& args) {
         continue;
       }
       e.error_class = err.cls;
-      e.error_regex = exact_regex(err.message);
+      e.error_regex = error_message_regex(err);  // every text TF may write
       ++outcomes[std::string(error_class_name(err.cls))];
     }
     f.expect = std::move(e);

@@ -282,10 +282,10 @@ def _tf_call(tf, case, arrays):
     if case.get("api", "python") == "kernel":
         return _tf_kernel_call(tf, op, t, attrs, arrays, policy, batch_dims)
     if op == "gather":
-        if "axis" in arrays:  # a tensor-valued axis: the kernel, as Python would pass it
-            return tf.raw_ops.GatherV2(params=t["params"], indices=t["indices"],
-                                       axis=tf.constant(arrays["axis"]), batch_dims=batch_dims)
-        return tf.gather(t["params"], t["indices"], axis=attrs.get("axis"), batch_dims=batch_dims)
+        # A tensor-valued axis goes through tf.gather too: its NumPy test `axis != 0` raises
+        # ValueError for 0 or 2+ elements, and a one-element 0 drops batch_dims.
+        axis = tf.constant(arrays["axis"]) if "axis" in arrays else attrs.get("axis")
+        return tf.gather(t["params"], t["indices"], axis=axis, batch_dims=batch_dims)
     if op == "gather_nd":
         return tf.gather_nd(t["params"], t["indices"], batch_dims=batch_dims,
                             bad_indices_policy=policy)

@@ -209,5 +209,38 @@ TEST(ReferenceGatherNd, RowsAcrossPrefetchBlocks) {
                    "indices[33] = [-3] does not index into param shape [10]");
 }
 
+TEST(ReferenceGatherNd, SmallWorkNamesOnlyTheLastBadRow) {
+  const Outcome o = reference::run(gather_nd(iota_f32({3}), i32({5, 1}, {5, 7, 1, 9, 0})));
+  ASSERT_FALSE(o.ok());
+  EXPECT_EQ(o.error().message, "indices[3] = [9] does not index into param shape [3]");
+  EXPECT_TRUE(o.error().alternatives.empty());
+}
+
+TEST(ReferenceGatherNd, ShardsMayNameAnEarlierBadRow) {
+  // 16 rows of a 9999-float slice: Eigen cost 23750 per row, shards of at least one row, each
+  // storing its last bad row. TF 2.21 with 2 threads named rows 15, 7, 11; with 4 also 1, 3.
+  const Outcome o = reference::run(
+      gather_nd(zeros(DType::kFloat32, {2, 9999}), i32({16, 1}, std::vector(16, 5))));
+  ASSERT_FALSE(o.ok());
+  EXPECT_EQ(o.error().message, "indices[15] = [5] does not index into param shape [2,9999]");
+  ASSERT_EQ(o.error().alternatives.size(), 15u);
+  EXPECT_EQ(o.error().alternatives.front(),
+            "indices[0] = [5] does not index into param shape [2,9999]");
+}
+
+TEST(ReferenceGatherNd, ShardsEndNoEarlierThanTheSmallestBlock) {
+  // 128 rows of a 999-float slice: cost 2*11/64*4*1000 + 1000 = 2375 per row, blocks of at
+  // least (Index)(40000 / 2375) = 16 rows, so a bad row is nameable from row 15 on.
+  std::vector<int32_t> idx(128, 0);
+  idx[3] = 2, idx[14] = 3, idx[15] = 4, idx[40] = 5, idx[127] = 6;
+  const Outcome o = reference::run(gather_nd(zeros(DType::kFloat32, {2, 999}), i32({128, 1}, idx)));
+  ASSERT_FALSE(o.ok());
+  EXPECT_EQ(o.error().message, "indices[127] = [6] does not index into param shape [2,999]");
+  EXPECT_EQ(
+      o.error().alternatives,
+      (std::vector<std::string>{"indices[15] = [4] does not index into param shape [2,999]",
+                                "indices[40] = [5] does not index into param shape [2,999]"}));
+}
+
 }  // namespace
 }  // namespace gscheck

@@ -5,6 +5,7 @@
 #include <bit>
 #include <limits>
 
+#include "reference/validate.h"
 #include "tests/reference/test_util.h"
 
 namespace gscheck {
@@ -281,6 +282,106 @@ TEST(ReferenceGather, RowsAcrossPrefetchBlocks) {
   idx[20] = 5;
   idx[30] = 7;
   expect_bad_index(gather(iota_f32({5, 2}), i32({40}, idx)), "indices[20] = 5 is not in [0, 5)");
+}
+
+// Python's tf.gather tests `axis != 0` with NumPy before any kernel check (TF 2.21, NumPy 2.4).
+TEST(ReferenceGather, PythonAxisOfSeveralElementsIsNumpysValueError) {
+  const std::string several =
+      "The truth value of an array with more than one element is ambiguous. Use a.any() or "
+      "a.all()";
+  Case c = gather(iota_f32({3}), i32({1}, {0}));
+  c.axis = i64({2}, {0, 0});
+  expect_invalid(c, several);
+  c.axis = i32({2, 1}, {1, 1});
+  expect_invalid(c, several);
+  c.params = f32({}, {1});  // before the params check
+  expect_invalid(c, several);
+  c.indices = tensor<uint8_t>({1}, {0});  // and before the index dtype's kernel lookup
+  expect_invalid(c, several);
+  c.axis = i32({0, 3}, {});
+  expect_invalid(c,
+                 "The truth value of an empty array is ambiguous. Use `array.size > 0` to check "
+                 "that an array is not empty.");
+}
+
+TEST(ReferenceGather, KernelAxisOfSeveralElementsIsNotScalar) {
+  Case c = gather(iota_f32({3}), i32({1}, {0}));
+  c.api = Api::kKernel;
+  c.axis = i64({2}, {0, 0});
+  expect_invalid(c, "axis must be scalar");
+  c.axis = i64({0}, {});
+  expect_invalid(c, "axis must be scalar");
+}
+
+TEST(ReferenceGather, PythonOneElementAxisReachesTheKernel) {
+  // [1] or [1,1]: NumPy's truth value is the element's; 0 drops batch_dims like a scalar 0.
+  Case c = gather(iota_f32({3}), i32({1}, {0}));
+  c.batch_dims = int64_t{1} << 40;
+  c.axis = i64({1, 1}, {0});
+  expect_invalid(c, "axis must be scalar");
+  c.axis = i64({1}, {1});
+  expect_invalid(c, "Attr batch_dims has value 1099511627776 out of range for an int32");
+  c.api = Api::kKernel;
+  c.axis = i64({1}, {0});
+  expect_invalid(c, "Attr batch_dims has value 1099511627776 out of range for an int32");
+}
+
+TEST(ReferenceGather, SmallWorkNamesOnlyTheFirstBadIndex) {
+  // 3 units of 4 bytes: no thread count splits it, so TensorFlow always names the first.
+  const Outcome o = reference::run(gather(iota_f32({3}), i32({3}, {5, 7, 9})));
+  ASSERT_FALSE(o.ok());
+  EXPECT_EQ(o.error().message, "indices[0] = 5 is not in [0, 3)");
+  EXPECT_TRUE(o.error().alternatives.empty());
+}
+
+TEST(ReferenceGather, ShardsMayNameALaterBadIndex) {
+  // 64 units of 4000 bytes: shards of at least 3 units (Sharder::Do, 25 shards), so a bad index
+  // at 1 or 2 is never first in a shard; 40 is. TF 2.21 with 2 and 4 threads named 0 and 40.
+  std::vector<int32_t> idx(64, 0);
+  idx[0] = 5, idx[1] = 6, idx[2] = 7, idx[40] = 8;
+  const Outcome o = reference::run(gather(zeros(DType::kFloat32, {2, 1000}), i32({64}, idx)));
+  ASSERT_FALSE(o.ok());
+  EXPECT_EQ(o.error().message, "indices[0] = 5 is not in [0, 2)");
+  EXPECT_EQ(o.error().alternatives, std::vector<std::string>{"indices[40] = 8 is not in [0, 2)"});
+  EXPECT_TRUE(o.error().accepts("indices[40] = 8 is not in [0, 2)"));
+  EXPECT_FALSE(o.error().accepts("indices[1] = 6 is not in [0, 2)"));
+}
+
+TEST(ReferenceGather, EveryBadIndexOfExpensiveSlicesIsNameable) {
+  // 8 units of 40000 bytes: shards of one unit; TF 2.21 named indices[3], [7], [0], [1], ...
+  const Outcome o =
+      reference::run(gather(zeros(DType::kFloat32, {2, 10000}), i32({8}, std::vector(8, 9))));
+  ASSERT_FALSE(o.ok());
+  EXPECT_EQ(o.error().message, "indices[0] = 9 is not in [0, 2)");
+  ASSERT_EQ(o.error().alternatives.size(), 7u);
+  EXPECT_EQ(o.error().alternatives.back(), "indices[7] = 9 is not in [0, 2)");
+}
+
+TEST(ReferenceGather, OuterRowsGiveLaterShardStarts) {
+  // params [8, 3, 625] at axis 1: 8 outer rows x 4 indices, 2500 bytes each; shards of 4 units
+  // (Sharder::Do). indices[2] is the first bad one from unit 2 of every outer row.
+  const Outcome o =
+      reference::run(gather(zeros(DType::kFloat32, {8, 3, 625}), i32({4}, {0, 5, 6, 0}), 1));
+  ASSERT_FALSE(o.ok());
+  EXPECT_EQ(o.error().message, "indices[1] = 5 is not in [0, 3)");
+  EXPECT_EQ(o.error().alternatives, std::vector<std::string>{"indices[2] = 6 is not in [0, 3)"});
+}
+
+TEST(ReferenceGather, GpuSemanticsHaveNoBadIndexError) {
+  EXPECT_TRUE(reference::run(
+                  on_gpu(gather(zeros(DType::kFloat32, {2, 10000}), i32({8}, std::vector(8, 9)))))
+                  .ok());
+}
+
+TEST(ReferenceShards, SmallestShardOfTensorFlowsPool) {
+  using reference::detail::min_shard_units;
+  EXPECT_EQ(min_shard_units(3, 4, true), 0);        // 12 cycles: one thread
+  EXPECT_EQ(min_shard_units(1, 1e9, true), 0);      // one unit
+  EXPECT_EQ(min_shard_units(8, 40000, true), 1);    // Eigen: kTaskSize / cost = 1
+  EXPECT_EQ(min_shard_units(64, 4000, false), 10);  // Eigen alone: 40000 / 4000
+  EXPECT_EQ(min_shard_units(64, 4000, true), 3);    // Sharder::Do: 25 shards of ceil(64/25)
+  EXPECT_EQ(min_shard_units(4, 5000, true), 2);     // 20000 cycles: Sharder's 2 shards only
+  EXPECT_EQ(min_shard_units(4, 4999, true), 0);
 }
 
 }  // namespace
