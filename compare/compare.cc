@@ -315,12 +315,9 @@ void compare_scatter(const Case& c, const ScatterRows& rows, const Tensor& expec
             set += (k ? ", " : "") + format_value(allowed[k]);
           }
           set += "}";
-          if (!in(expected[e])) {
-            tally.reject(e,
-                         "a possible result " + set + "; the expected " +
-                             format_value(expected[e]) + " is not one",
-                         format_value(got[e]), nan_allowed);
-          } else if (same_bits(got[e], expected[e])) {
+          // The expected value itself is not judged: a corpus/tf file records TensorFlow's own
+          // result (the bfloat16 canonical NaN), which the reference does not copy.
+          if (same_bits(got[e], expected[e])) {
             tally.accept(Tally::kExact);
           } else if (in(got[e])) {
             tally.accept(Tally::kOperand);
@@ -523,8 +520,9 @@ bool flush_explains(const Tensor& expected, const Tensor& got, int64_t flat, boo
       using R = typename RealOf<T>::type;
       const double tiny = smallest_normal<R>();
       auto subnormal = [&](double x) { return x != 0 && std::fabs(x) < tiny; };
+      // A NaN part must keep its bits: other NaN bits are a NaN rule's to explain, not a flush's.
       auto part_explained = [&](double x, double y) {
-        if (std::isnan(x) || std::isnan(y)) return std::isnan(x) && std::isnan(y);
+        if (std::isnan(x) || std::isnan(y)) return std::memcmp(&x, &y, sizeof x) == 0;
         if (x == y && std::signbit(x) == std::signbit(y)) return true;  // this part agrees
         if (x == y) return subnormal_input;  // +0 and -0: DAZ reads a negative subnormal as -0
         return std::fabs(x - y) <= tiny && (subnormal_input || subnormal(x) || subnormal(y));

@@ -95,6 +95,10 @@ std::string_view case_fact_name(CaseFact f) {
       return "negative_index";
     case CaseFact::kUpdatesRankBelowIndices:
       return "updates_rank_below_indices_rank_minus_1";
+    case CaseFact::kNonzeroBatchDims:
+      return "nonzero_batch_dims";
+    case CaseFact::kOtherPolicy:
+      return "non_default_policy";
   }
   return "?";
 }
@@ -153,6 +157,12 @@ bool CaseView::fact(CaseFact f) const {
     case CaseFact::kUpdatesRankBelowIndices:
       v = is_scatter(c_.op) && c_.updates && c_.indices &&
           c_.updates->shape().rank() < c_.indices->shape().rank() - 1;
+      break;
+    case CaseFact::kNonzeroBatchDims:
+      v = c_.batch_dims != 0;
+      break;
+    case CaseFact::kOtherPolicy:
+      v = !c_.bad_indices_policy.empty() && c_.bad_indices_policy != "DEFAULT";
       break;
   }
   slot = v;
@@ -243,6 +253,8 @@ bool forgives(const KnownFailure& e, const CaseView& v, const Difference& d) {
       return nan_expected && element_is_nan(*d.got, i);
     case ElementRule::kCanonicalNan:
       return nan_expected && is_canonical_nan(*d.got, i);
+    case ElementRule::kAnyValue:
+      return true;
   }
   return false;
 }
@@ -477,9 +489,12 @@ Status read_forgives(const Fields& f, KnownFailure& k) {
         k.element_rule = ElementRule::kNanBits;
       } else if (rule == "canonical_nan") {
         k.element_rule = ElementRule::kCanonicalNan;
+      } else if (rule == "any_value") {
+        k.element_rule = ElementRule::kAnyValue;
       } else {
         return f.error("elements", "unknown rule " + excerpt(rule, 40) +
-                                       " (expected flushed_subnormal, nan_bits, canonical_nan)");
+                                       " (expected flushed_subnormal, nan_bits, canonical_nan, "
+                                       "any_value)");
       }
       if (f.has("message"))
         return f.error("message", "only crash, error and declined take a message");
@@ -529,6 +544,11 @@ Expected<KnownFailures> known_failures_from_json(const json& j, const std::strin
       GSCHECK_TRY(read_when(Fields(e["when"], path, where + ".when"), k));
     }
     GSCHECK_TRY(read_forgives(Fields(e["forgives"], path, where + ".forgives"), k));
+    // Any value is an explanation only for named cases; by what cases are, it forgives any bug.
+    if (k.forgives == Forgive::kElements && k.element_rule == ElementRule::kAnyValue &&
+        k.case_pattern == "*")
+      return bad(path, where + ".forgives.elements",
+                 "\"any_value\" needs when.case naming the cases it is about");
     out.entries.push_back(std::move(k));
   }
   return out;

@@ -28,10 +28,12 @@ enum class CaseFact : unsigned char {
   kDuplicateDestinations,   ///< scatter: two in-range index rows address the same slice
   kEmptyOutput,             ///< TensorFlow's outcome is a tensor with no elements
   kNegativeIndex,           ///< an index value is negative
-  kUpdatesRankBelowIndices  ///< scatter: rank(updates) < rank(indices) - 1
+  kUpdatesRankBelowIndices,  ///< scatter: rank(updates) < rank(indices) - 1
+  kNonzeroBatchDims,         ///< gather, gather_nd: batch_dims != 0
+  kOtherPolicy,              ///< bad_indices_policy is neither "" nor "DEFAULT"
 };
 /// "subnormal_input", "nan_input", "duplicate_destinations", "empty_output", "negative_index",
-/// "updates_rank_below_indices_rank_minus_1".
+/// "updates_rank_below_indices_rank_minus_1", "nonzero_batch_dims", "non_default_policy".
 std::string_view case_fact_name(CaseFact f);
 
 /// What an entry forgives where its predicate holds.
@@ -48,6 +50,7 @@ enum class ElementRule : unsigned char {
   kFlushedSubnormal,  ///< subnormals flushed to zero (compare::flush_explains)
   kNanBits,           ///< a NaN where a NaN is expected or allowed, whatever its bits
   kCanonicalNan,      ///< the dtype's canonical quiet NaN where a NaN is expected or allowed
+  kAnyValue,          ///< any value: only for entries naming their cases (a case glob)
 };
 
 /// One entry: an id, the predicate on cases, what it forgives, and why.
@@ -130,7 +133,7 @@ class CaseView {
   const Case& c_;
   const Outcome* tf_;
   const Expect* expect_;
-  mutable std::optional<bool> facts_[6];
+  mutable std::optional<bool> facts_[8];
 };
 
 /// True when the entry's predicate holds for the case.

@@ -86,11 +86,15 @@ rc=0
 # --timeout 120: this check grades what TensorFlow computes, not how fast; the default (10 s plus
 # 1 s per 64 MiB) timed out the over-budget trap case once while an ASan build loaded both cores.
 "$gscheck" eval --backend "plugin:$plugin" --repeat "$repeat" --quiet --timeout 120 \
-  --known-failures "$root/plugins/tensorflow/tf_2_21_known_failures.json" \
+  --known-failures "$root/plugins/tensorflow/tf_2_21_known_failures.json" --lint-known-failures \
   --report "$out/report.json" --junit "$out/junit.xml" "${paths[@]}" >"$out/eval.txt" || rc=$?
 t1=$(date +%s.%N)
-grep -E "^(FAILED|MISTRUSTED|NONDETERMINISTIC) " -A3 "$out/eval.txt" | head -60 || true
-tail -n1 "$out/eval.txt"
+grep -E "^(FAILED|MISTRUSTED|NONDETERMINISTIC|DECLINED) " -A4 "$out/eval.txt" | head -60 || true
+grep -E "^[0-9]+ cases:" "$out/eval.txt" || true
+# The lint of the known-failures file (gscheck known-failures check): its table and findings.
+sed -n '/^known failures /,/^known-failures check:/p' "$out/eval.txt"
+lint_clean=1
+grep -q "^known-failures check: 0 finding(s)" "$out/eval.txt" || lint_clean=0
 echo "tf_plugin_check: gscheck eval took $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s (exit $rc)"
 if ((rc != 0 && rc != 1)); then exit 2; fi
 rc=0  # a FAILED case fails this check below unless the cross-check saw the same difference
@@ -102,7 +106,7 @@ plugin_report, py_report, *paths = sys.argv[1:]
 cases = json.load(open(plugin_report))["cases"]
 def real(p): return os.path.realpath(p)
 xfail = {real(c["file"]) for c in cases if c["verdict"] == "XFAIL"}
-failed = {real(c["file"]) for c in cases if c["verdict"] in ("FAILED", "MISTRUSTED", "NONDETERMINISTIC")}
+failed = {real(c["file"]) for c in cases if c["verdict"] in ("FAILED", "MISTRUSTED", "NONDETERMINISTIC", "DECLINED")}
 from collections import Counter
 print("plugin verdicts:", dict(Counter(c["verdict"] for c in cases)))
 if not os.path.exists(py_report):
@@ -143,4 +147,8 @@ for what, a, fatal in (("known bugs only the cross-check saw", known - xfail, Tr
         print(f"{what} ({len(a)}):", *sorted(a)[:10], sep="\n  ")
 sys.exit(1 if bad else 0)
 PY
+if ((lint_clean == 0)); then
+  echo "tf_plugin_check: known-failures check found problems in the shipped file (above)"
+  rc=1
+fi
 exit "$rc"

@@ -366,7 +366,7 @@ Judged judge(const Evidence& ev) {
 }
 
 // Known failures: a failing case is XFAIL when every difference is explained by an entry whose
-// predicate holds; a passing case an outcome entry selects is XPASS. MISTRUSTED is the oracle's
+// predicate holds; a passing case an outcome entry naming it selects is XPASS. MISTRUSTED is the oracle's
 // problem and never forgiven.
 struct Explanation {
   Verdict verdict;
@@ -385,8 +385,13 @@ Explanation explain(const reports::KnownFailures& known, const Evidence& ev, con
     if (selected[i]) x.lint.selected.push_back(i);
   }
   if (j.verdict == Verdict::kPassed) {
-    for (std::size_t i : x.lint.selected)
-      if (known.entries[i].forgives != reports::Forgive::kElements) x.entries.push_back(i);
+    // Only an entry naming cases promises they fail; one selecting by what cases are allows.
+    for (std::size_t i : x.lint.selected) {
+      const reports::KnownFailure& e = known.entries[i];
+      if (e.case_pattern != "*" && (e.forgives != reports::Forgive::kElements ||
+                                    e.element_rule == reports::ElementRule::kAnyValue))
+        x.entries.push_back(i);
+    }
     if (!x.entries.empty()) x.verdict = Verdict::kXpass;
     return x;
   }

@@ -43,7 +43,7 @@ Report sample_report() {
   pass.verdict = Verdict::kPassed;
   pass.outcome = outcome_summary(Tensor::from_values<float>(Shape{2}, {1, 2}));
   pass.reason = "bit-exact";
-  pass.checks.push_back({"expect", {true, "bit-exact (4 elements)", {}, 0}});
+  pass.checks.push_back({"expect", {true, "bit-exact (4 elements)", {}, 0, {}, true}});
   pass.elapsed_ms = 0.25;
   pass.repro = "gscheck eval --backend cuda-emu corpus/golden/x.json";
 
@@ -55,7 +55,9 @@ Report sample_report() {
                   {false,
                    "1 of 4 elements differ; first at [1,0]: expected 1, got 2",
                    {{{1, 0}, "1", "2"}},
-                   1}}};
+                   1,
+                   {},
+                   true}}};
 
   CaseResult mistrusted = pass;
   mistrusted.name = "gather/mistrusted";
@@ -90,7 +92,9 @@ TEST(Report, VerdictNames) {
   EXPECT_FALSE(is_failure(Verdict::kSkipped));
   EXPECT_EQ(verdict_name(Verdict::kNondeterministic), "NONDETERMINISTIC");
   EXPECT_TRUE(is_failure(Verdict::kNondeterministic));
-  EXPECT_EQ(std::size(kAllVerdicts), 8u);
+  EXPECT_EQ(std::size(kAllVerdicts), 9u);
+  EXPECT_EQ(verdict_name(Verdict::kDeclined), "DECLINED");
+  EXPECT_TRUE(is_failure(Verdict::kDeclined));
   EXPECT_EQ(verdict_name(Verdict::kXfail), "XFAIL");
   EXPECT_EQ(verdict_name(Verdict::kXpass), "XPASS");
   EXPECT_FALSE(is_failure(Verdict::kXfail));
@@ -173,14 +177,14 @@ TEST(Report, TotalsAndTable) {
   const std::string table = summary_table(r);
   EXPECT_NE(
       table.find(
-          "tensor_scatter_nd_add             1        1          0             0                0"
-          "        0"),
+          "tensor_scatter_nd_add             1        1          0             0        0"
+          "                0        0"),
       std::string::npos)
       << table;
   EXPECT_NE(
       table.find(
-          "total                             1        2          1             1                0"
-          "        0"),
+          "total                             1        2          1             1        0"
+          "                0        0"),
       std::string::npos)
       << table;
 }
@@ -283,7 +287,7 @@ TEST(Report, NondeterministicIsAFailureEverywhere) {
   EXPECT_EQ(t.failures(), 4);
   const std::string table = summary_table(r);
   EXPECT_NE(table.find("tensor_scatter_nd_add             1        1          0             0"
-                       "                1        0"),
+                       "        0                1        0"),
             std::string::npos)
       << table;
 
@@ -349,12 +353,12 @@ TEST(Report, CapabilityMatrix) {
 
   const std::string table = matrix_table(r);
   EXPECT_EQ(table.rfind("op                         dtype      index  policy    passed  failed "
-                        "mistrusted unimplemented nondeterministic skipped xfail xpass\n",
+                        "mistrusted unimplemented declined nondeterministic skipped xfail xpass\n",
                         0),
             0u)
       << table;
   EXPECT_NE(table.find("tensor_scatter_nd_add      float32    int64  IGNORE         0       0"
-                       "          0             0                1       0     0     0\n"),
+                       "          0             0        0                1       0     0     0\n"),
             std::string::npos)
       << table;
   EXPECT_NE(table.find("(unparsed)                 -          -      -              0       1"),
@@ -375,7 +379,8 @@ TEST(Report, CapabilityMatrix) {
                                     {"NONDETERMINISTIC", 1},
                                     {"SKIPPED", 0},
                                     {"XFAIL", 0},
-                                    {"XPASS", 0}}}}));
+                                    {"XPASS", 0},
+                                    {"DECLINED", 0}}}}));
   EXPECT_EQ(j["matrix"][4]["bad_indices_policy"], "other");
   EXPECT_TRUE(j["matrix"][6]["op"].is_null());
   EXPECT_TRUE(j["matrix"][6]["dtype"].is_null());

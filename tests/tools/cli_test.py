@@ -133,11 +133,13 @@ class CliTest(unittest.TestCase):
         bad = self.write("k/bad.json", gather_case([3, 2], "gather/known_bad"))
         fixed = self.write("k/fixed.json", gather_case([3, 1], "gather/was_bad"))
         known = self.write("k/known.json.txt", {
-            "gscheck_known_failures": 1,
+            "gscheck_known_failures": 2,
             "known": [
-                {"case": "gather/known_*", "verdict": "FAILED", "outcome": "output",
-                 "message": "expected 2, got 1", "reason": "wrong row", "link": "https://t.invalid/1"},
-                {"case": "gather/was_bad", "verdict": "FAILED", "reason": "fixed since",
+                {"id": "wrong-row", "when": {"case": "gather/known_*"},
+                 "forgives": {"elements": "any_value"}, "reason": "wrong row",
+                 "link": "https://t.invalid/1"},
+                {"id": "fixed-since", "when": {"case": "gather/was_bad"},
+                 "forgives": {"elements": "any_value"}, "reason": "fixed since",
                  "link": "https://t.invalid/2"}]})
         report = os.path.join(self.dir, "k", "out", "report.json")
         junit = os.path.join(self.dir, "k", "out", "junit.xml")
@@ -145,15 +147,19 @@ class CliTest(unittest.TestCase):
                                     "--junit", junit, bad, fixed)
         self.assertEqual(rc, 0, out + err)
         self.assertIn("2 cases: 1 XFAIL 1 XPASS", out)
-        self.assertIn("known failure (wrong row, https://t.invalid/1)", out)
+        self.assertIn("known failure (wrong-row: wrong row, https://t.invalid/1)", out)
         with open(report) as f:
             r = json.load(f)
         self.assertEqual(r["known_failures"], known)
         cases = {c["name"]: c for c in r["cases"]}
         self.assertEqual(cases["gather/known_bad"]["verdict"], "XFAIL")
         self.assertEqual(cases["gather/known_bad"]["known_failure"],
-                         {"verdict": "FAILED", "entry": "gather/known_*", "reason": "wrong row",
+                         {"verdict": "FAILED", "entry": "wrong-row", "reason": "wrong row",
                           "link": "https://t.invalid/1"})
+        self.assertEqual(cases["gather/known_bad"]["differences"],
+                         {"explained": [{"entry": "wrong-row", "count": 1, "example":
+                                         "expect: element 1 (flat): expected 2, got 1"}],
+                          "unexplained": []})
         self.assertEqual(cases["gather/was_bad"]["verdict"], "XPASS")
         if jsonschema is not None:
             with open(os.path.join(SOURCE, "reports", "report.schema.json")) as f:
@@ -162,9 +168,11 @@ class CliTest(unittest.TestCase):
                 schema = json.load(f)
             with open(known) as f:
                 jsonschema.validate(json.load(f), schema)
-            with open(os.path.join(SOURCE, "plugins", "tensorflow",
-                                   "tf_2_21_known_failures.json")) as f:
-                jsonschema.validate(json.load(f), schema)
+            for shipped in (("plugins", "tensorflow", "tf_2_21_known_failures.json"),
+                            ("plugins", "pytorch", "torch_known_failures.json"),
+                            ("examples", "plugins", "gather_nd_plugin_declines.json")):
+                with open(os.path.join(SOURCE, *shipped)) as f:
+                    jsonschema.validate(json.load(f), schema)
         with open(junit) as f:
             x = f.read()
         self.assertIn('<skipped message="XFAIL: wrong row (https://t.invalid/1)"/>', x)
@@ -173,8 +181,9 @@ class CliTest(unittest.TestCase):
                                     "--known-failures", known, bad, fixed)
         self.assertEqual(rc, 1, out + err)
         # A malformed file is a command-line error naming the entry.
-        broken = self.write("k/broken.json.txt", {"gscheck_known_failures": 1,
-                                                  "known": [{"verdict": "FAILED"}]})
+        broken = self.write("k/broken.json.txt", {"gscheck_known_failures": 2,
+                                                  "known": [{"id": "x", "forgives": {"output": True},
+                                                             "link": "l"}]})
         rc, out, err = self.gscheck("eval", "--known-failures", broken, bad)
         self.assertEqual(rc, 2, out + err)
         self.assertIn("known[0].reason: missing", err)
@@ -316,9 +325,9 @@ class CliTest(unittest.TestCase):
         self.assertEqual(rc, 0, out + err)
         # A plugin run always prints the matrix, and repeats each case twice.
         self.assertIn("\ngather                     float32    int32  -              0       0"
-                      "          0             1                0       0     0     0\n", out)
+                      "          0             1        0                0       0     0     0\n", out)
         self.assertIn("\ngather_nd                  int64      int32  IGNORE         1       0"
-                      "          0             0                0       0     0     0\n", out)
+                      "          0             0        0                0       0     0     0\n", out)
         self.assertIn("repeat 2", out)
         with open(report) as f:
             r = json.load(f)
@@ -343,7 +352,7 @@ class CliTest(unittest.TestCase):
             self.skipTest("no --gather-v2-plugin given")
         report = os.path.join(self.dir, "v2", "report.json")
         rc, out, err = self.gscheck("eval", "--backend", "plugin:" + GATHER_V2_PLUGIN, "--quiet",
-                                    "--report", report,
+                                    "--report", report, "--known-failures", TEST_DECLINES,
                                     os.path.join(SOURCE, "corpus", "golden", "kernel"),
                                     os.path.join(SOURCE, "corpus", "golden", "gather"))
         self.assertEqual(rc, 0, out + err)
@@ -373,7 +382,8 @@ class CliTest(unittest.TestCase):
         for jobs in ("1", "3"):
             report = os.path.join(self.dir, "jobs" + jobs, "report.json")
             rc, out, err = self.gscheck("run", "--backend", backend, "--sweep", "300", "--seed", "5",
-                                        "--jobs", jobs, "--report", report)
+                                        "--jobs", jobs, "--report", report, "--known-failures",
+                                        EXAMPLE_DECLINES)
             self.assertEqual(rc, 0, out + err)
             with open(report) as f:
                 names[jobs] = [(c["name"], c["verdict"]) for c in json.load(f)["cases"]]
@@ -501,5 +511,7 @@ if __name__ == "__main__":
     SOURCE = os.path.abspath(args.source)
     PLUGIN = os.path.abspath(args.plugin) if args.plugin else ""
     FLAKY_PLUGIN = os.path.abspath(args.flaky_plugin) if args.flaky_plugin else ""
+    EXAMPLE_DECLINES = os.path.join(SOURCE, "examples", "plugins", "gather_nd_plugin_declines.json")
+    TEST_DECLINES = os.path.join(SOURCE, "tests", "tools", "plugins", "test_plugin_declines.json")
     GATHER_V2_PLUGIN = os.path.abspath(args.gather_v2_plugin) if args.gather_v2_plugin else ""
     unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)

@@ -148,7 +148,7 @@ class DiffTest(Base):
     def release_report(self, release, name):
         rc, out, err = self.gscheck("run", "--backend", "plugin:" + RELEASE_PLUGIN, "--seed", "5",
                                     "--sweep", "1500", "--repeat", "1", "--quiet",
-                                    "--report", self.path(name),
+                                    "--known-failures", TEST_DECLINES, "--report", self.path(name),
                                     env={"GSCHECK_RELEASE": str(release)})
         return rc, out + err
 
@@ -309,8 +309,10 @@ class MergeKeepsGradingTest(Base):
     def test_xfail_known_failures_and_interruption_survive_a_merge(self):
         known = self.path("known.json")
         with open(known, "w") as f:
-            json.dump({"gscheck_known_failures": 1, "known": [
-                {"ops": ["gather"], "verdict": "FAILED", "outcome": "output",
+            declines = json.load(open(TEST_DECLINES))["known"]
+            json.dump({"gscheck_known_failures": 2, "known": declines + [
+                {"id": "clamps", "when": {"ops": ["gather"], "expected": "bad_index"},
+                 "forgives": {"output": True},
                  "reason": "release 2 clamps an out-of-range index", "link": "tests/tools"}]}, f)
         parts = [self.shard(k, 2, known) for k in (1, 2)]
         xfail = sum(self.load(os.path.basename(p))["totals"]["XFAIL"] for p in parts)
@@ -322,14 +324,16 @@ class MergeKeepsGradingTest(Base):
         self.assertEqual(m["totals"]["XFAIL"], xfail)
         self.assertEqual(m["known_failures"], known)
         self.assertIsNone(m["interrupted"])
-        marked = [c for c in m["cases"] if c["verdict"] == "XFAIL"]
+        marked = [c for c in m["cases"] if c["verdict"] == "XFAIL"
+                  and c["known_failure"]["entry"] == "clamps"]
+        self.assertTrue(marked)
         self.assertTrue(all(c["known_failure"]["reason"].startswith("release 2") for c in marked))
         self.assertEqual(int(ET.parse(self.path("m.xml")).getroot().get("failures")), 0)
 
         # Another known-failures file grades other verdicts: not shards of one run.
         other = self.path("other.json")
         with open(other, "w") as f:
-            json.dump({"gscheck_known_failures": 1, "known": []}, f)
+            json.dump({"gscheck_known_failures": 2, "known": []}, f)
         rc, out, err = self.gscheck("run", "--backend", "plugin:" + RELEASE_PLUGIN, "--seed", "5",
                                     "--sweep", "600", "--repeat", "1", "--quiet",
                                     "--known-failures", other, "--shard", "2/2",
@@ -363,6 +367,7 @@ if __name__ == "__main__":
     args, rest = parser.parse_known_args()
     GSCHECK = os.path.abspath(args.gscheck)
     SOURCE = os.path.abspath(args.source)
+    TEST_DECLINES = os.path.join(SOURCE, "tests", "tools", "plugins", "test_plugin_declines.json")
     RELEASE_PLUGIN = os.path.abspath(args.release_plugin) if args.release_plugin else ""
     if not RELEASE_PLUGIN:
         DiffTest = unittest.skip("no --release-plugin given")(DiffTest)
