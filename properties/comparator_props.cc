@@ -164,9 +164,9 @@ using namespace gscheck;
 
 // min/max with NaN operands against a brute force written apart from the comparator: every
 // order of the steps the semantics allows (tf-cpu: the row order; tf-gpu: each permutation, and
-// either of two equal operands), each step with a NaN operand keeping either operand. The comparator must accept exactly the
-// results some sequence returns, so a wrong reduction (max for min) fails wherever its answer
-// is not among them.
+// either of two equal operands), each step with a NaN operand keeping either operand. The
+// comparator must accept exactly the results some sequence returns, so a wrong reduction (max for
+// min) fails wherever its answer is not among them.
 RC_GTEST_PROP(Comparator, MinMaxNanRuleIsTheSetOfReductionResults, ()) {
   const std::vector<uint32_t> pool = {0x7fc00000u, 0xffc00001u, 0x7fa00000u, 0x00000000u,
                                       0x80000000u, 0x3f800000u, 0x40000000u, 0xc0400000u,
@@ -218,8 +218,8 @@ RC_GTEST_PROP(Comparator, MinMaxNanRuleIsTheSetOfReductionResults, ()) {
   c.op = is_min ? Op::kTensorScatterMin : Op::kTensorScatterMax;
   c.semantics = gpu ? Semantics::kTfGpu : Semantics::kTfCpu;
   c.tensor = Tensor::from_values<float>(Shape{1}, {f(start)});
-  c.indices = Tensor::from_values<int32_t>(Shape{static_cast<int64_t>(n), 1},
-                                           std::vector<int32_t>(n, 0));
+  c.indices =
+      Tensor::from_values<int32_t>(Shape{static_cast<int64_t>(n), 1}, std::vector<int32_t>(n, 0));
   std::vector<float> u;
   for (uint32_t b : updates) u.push_back(f(b));
   c.updates = Tensor::from_values<float>(Shape{static_cast<int64_t>(n)}, u);

@@ -13,8 +13,9 @@ namespace {
 using nlohmann::json;
 
 constexpr CaseFact kAllFacts[] = {
-    CaseFact::kSubnormalInput, CaseFact::kNanInput,      CaseFact::kDuplicateDestinations,
-    CaseFact::kEmptyOutput,    CaseFact::kNegativeIndex, CaseFact::kUpdatesRankBelowIndices};
+    CaseFact::kSubnormalInput,   CaseFact::kNanInput,      CaseFact::kDuplicateDestinations,
+    CaseFact::kEmptyOutput,      CaseFact::kNegativeIndex, CaseFact::kUpdatesRankBelowIndices,
+    CaseFact::kNonzeroBatchDims, CaseFact::kOtherPolicy,   CaseFact::kOutOfRangeIndex};
 
 Error bad(const std::string& path, const std::string& where, const std::string& what) {
   return Error{ErrorClass::kParse, path + ": " + where + ": " + what};
@@ -79,6 +80,49 @@ bool any_nan(const Tensor& t) {
   return false;
 }
 
+// Whether an index lies outside the dimension it addresses, read from the case as written (the
+// dims an index row addresses: gather's params.shape[axis], gather_nd's leading params dims, a
+// scatter's leading output dims). Cases too malformed to tell (no scalar axis, depth above the
+// rank) have no such index.
+bool out_of_range_index(const Case& c) {
+  if (!c.indices || !is_integer(c.indices->dtype())) return false;
+  const Tensor& ix = *c.indices;
+  std::vector<int64_t> dims;  // the dims one index row addresses, in order
+  if (c.op == Op::kGather) {
+    if (!c.params || !c.axis || c.axis->num_elements() != 1 || !is_integer(c.axis->dtype()))
+      return false;
+    const int rank = c.params->shape().rank();
+    int64_t axis = c.axis->int_at(0);
+    if (axis < -rank || axis >= rank) return false;
+    if (axis < 0) axis += rank;
+    dims.push_back(c.params->shape().dim(static_cast<int>(axis)));
+  } else {
+    std::vector<int64_t> space;
+    if (c.op == Op::kGatherNd && c.params) {
+      space = c.params->shape().dims();
+    } else if (is_tensor_scatter(c.op) && c.tensor) {
+      space = c.tensor->shape().dims();
+    } else if (c.op == Op::kScatterNd && c.shape && is_integer(c.shape->dtype())) {
+      for (int64_t i = 0; i < c.shape->num_elements(); ++i) space.push_back(c.shape->int_at(i));
+    } else {
+      return false;
+    }
+    if (ix.shape().rank() == 0) return false;
+    const int64_t depth = ix.shape().dim(ix.shape().rank() - 1);
+    const int64_t skip = c.op == Op::kGatherNd ? c.batch_dims : 0;  // batch coordinates
+    if (depth < 0 || skip < 0 || skip + depth > static_cast<int64_t>(space.size())) return false;
+    dims.assign(space.begin() + skip, space.begin() + skip + depth);
+  }
+  if (dims.empty()) return false;
+  const int64_t n = ix.num_elements();
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t d = dims[static_cast<std::size_t>(i) % dims.size()];
+    const int64_t v = ix.int_at(i);
+    if (v < 0 || v >= d) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string_view case_fact_name(CaseFact f) {
@@ -99,6 +143,8 @@ std::string_view case_fact_name(CaseFact f) {
       return "nonzero_batch_dims";
     case CaseFact::kOtherPolicy:
       return "non_default_policy";
+    case CaseFact::kOutOfRangeIndex:
+      return "out_of_range_index";
   }
   return "?";
 }
@@ -163,6 +209,9 @@ bool CaseView::fact(CaseFact f) const {
       break;
     case CaseFact::kOtherPolicy:
       v = !c_.bad_indices_policy.empty() && c_.bad_indices_policy != "DEFAULT";
+      break;
+    case CaseFact::kOutOfRangeIndex:
+      v = out_of_range_index(c_);
       break;
   }
   slot = v;

@@ -23,17 +23,19 @@ namespace gscheck::reports {
 
 /// Facts about a case an entry's predicate can require ("has") or exclude ("lacks").
 enum class CaseFact : unsigned char {
-  kSubnormalInput,          ///< params, tensor or updates hold a subnormal (part)
-  kNanInput,                ///< params, tensor or updates hold a NaN (part)
-  kDuplicateDestinations,   ///< scatter: two in-range index rows address the same slice
-  kEmptyOutput,             ///< TensorFlow's outcome is a tensor with no elements
-  kNegativeIndex,           ///< an index value is negative
+  kSubnormalInput,           ///< params, tensor or updates hold a subnormal (part)
+  kNanInput,                 ///< params, tensor or updates hold a NaN (part)
+  kDuplicateDestinations,    ///< scatter: two in-range index rows address the same slice
+  kEmptyOutput,              ///< TensorFlow's outcome is a tensor with no elements
+  kNegativeIndex,            ///< an index value is negative
   kUpdatesRankBelowIndices,  ///< scatter: rank(updates) < rank(indices) - 1
   kNonzeroBatchDims,         ///< gather, gather_nd: batch_dims != 0
   kOtherPolicy,              ///< bad_indices_policy is neither "" nor "DEFAULT"
+  kOutOfRangeIndex,          ///< an index (coordinate) outside its dimension: below 0 or >= it
 };
 /// "subnormal_input", "nan_input", "duplicate_destinations", "empty_output", "negative_index",
-/// "updates_rank_below_indices_rank_minus_1", "nonzero_batch_dims", "non_default_policy".
+/// "updates_rank_below_indices_rank_minus_1", "nonzero_batch_dims", "non_default_policy",
+/// "out_of_range_index".
 std::string_view case_fact_name(CaseFact f);
 
 /// What an entry forgives where its predicate holds.
@@ -133,7 +135,7 @@ class CaseView {
   const Case& c_;
   const Outcome* tf_;
   const Expect* expect_;
-  mutable std::optional<bool> facts_[8];
+  mutable std::optional<bool> facts_[9];
 };
 
 /// True when the entry's predicate holds for the case.

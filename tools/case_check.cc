@@ -366,8 +366,8 @@ Judged judge(const Evidence& ev) {
 }
 
 // Known failures: a failing case is XFAIL when every difference is explained by an entry whose
-// predicate holds; a passing case an outcome entry naming it selects is XPASS. MISTRUSTED is the oracle's
-// problem and never forgiven.
+// predicate holds; a passing case an outcome entry naming it selects is XPASS. MISTRUSTED is the
+// oracle's problem and never forgiven.
 struct Explanation {
   Verdict verdict;
   std::vector<std::size_t> entries;  ///< those that explained something (or declared, for XPASS)

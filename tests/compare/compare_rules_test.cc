@@ -226,7 +226,8 @@ TEST(CompareRules, MinMaxNanOperandsOnlyWhatTheReductionReturns) {
   const float nan = std::bit_cast<float>(0x7fc00000u);
   auto c = [&](Semantics sem) {
     return scatter(Op::kTensorScatterMin, sem, f32(Shape{1}, {1}),
-                   Tensor::from_values<int32_t>(Shape{3, 1}, {0, 0, 0}), f32(Shape{3}, {nan, 5, -3}));
+                   Tensor::from_values<int32_t>(Shape{3, 1}, {0, 0, 0}),
+                   f32(Shape{3}, {nan, 5, -3}));
   };
   const Case cpu = c(Semantics::kTfCpu), gpu = c(Semantics::kTfGpu);
   EXPECT_TRUE(compare_outcomes(cpu, f32(Shape{1}, {-3}), f32(Shape{1}, {-3})).pass);

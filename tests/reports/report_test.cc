@@ -176,15 +176,13 @@ TEST(Report, TotalsAndTable) {
   EXPECT_EQ(t.per_op.at("").at(Verdict::kFailed), 1);
   const std::string table = summary_table(r);
   EXPECT_NE(
-      table.find(
-          "tensor_scatter_nd_add             1        1          0             0        0"
-          "                0        0"),
+      table.find("tensor_scatter_nd_add             1        1          0             0        0"
+                 "                0        0"),
       std::string::npos)
       << table;
   EXPECT_NE(
-      table.find(
-          "total                             1        2          1             1        0"
-          "                0        0"),
+      table.find("total                             1        2          1             1        0"
+                 "                0        0"),
       std::string::npos)
       << table;
 }
