@@ -1,9 +1,12 @@
 #include "properties/sample.h"
 
 #include <algorithm>
+#include <bit>
 #include <exception>
 #include <limits>
+#include <random>
 #include <string>
+#include <type_traits>
 
 #include "properties/generators.h"
 
@@ -27,6 +30,7 @@ struct Sampler::State {
   rc::Random random;
   bool both;         // Python and kernel-level cases: a quarter are made kernel-level
   bool kernel_only;  // every case kernel-level
+  double boundary_fraction;
 };
 
 namespace {
@@ -51,18 +55,111 @@ Constraints constraints_of(const SampleOptions& opts) {
   return c;
 }
 
+// Boundary values of an element type (see put_boundary_values): the generator's self-describing
+// data (base + flat index) never reaches them.
+template <class T>
+std::vector<T> boundary_values() {
+  if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, std::string>) {
+    return {};
+  } else if constexpr (std::is_integral_v<T>) {
+    using L = std::numeric_limits<T>;
+    if constexpr (std::is_unsigned_v<T>) {
+      const T half = static_cast<T>(T{1} << (8 * sizeof(T) - 1));
+      return {0,
+              1,
+              L::max(),
+              static_cast<T>(L::max() - 1),
+              half,
+              static_cast<T>(half + 1),
+              static_cast<T>(half - 1)};
+    } else {
+      return {L::min(), static_cast<T>(L::min() + 1), L::max(), static_cast<T>(L::max() - 1), -1, 0,
+              1};
+    }
+  } else if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    using L = std::numeric_limits<T>;
+    using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+    const U inf = std::bit_cast<U>(L::infinity());
+    const U quiet = static_cast<U>(sizeof(T) == 4 ? 0x00400000ull : 0x0008000000000000ull);
+    const U sign = U{1} << (8 * sizeof(T) - 1);
+    return {T(0),
+            -T(0),
+            L::infinity(),
+            -L::infinity(),
+            L::max(),
+            -L::max(),
+            L::min(),
+            L::denorm_min(),
+            -L::denorm_min(),
+            std::bit_cast<T>(static_cast<U>(std::bit_cast<U>(L::min()) - 1)),  // largest subnormal
+            std::bit_cast<T>(static_cast<U>(inf | quiet | 0x123)),
+            std::bit_cast<T>(static_cast<U>(inf | 0x2a)),  // quiet bit clear: signalling-looking
+            std::bit_cast<T>(static_cast<U>(sign | inf | quiet | 0x5)),
+            T(1),
+            T(-1)};
+  } else if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
+    const bool half = std::is_same_v<T, Float16>;
+    // +0, -0, +inf, -inf, max, -max, min normal, min subnormal, -min subnormal, largest
+    // subnormal, quiet NaN, signalling-looking NaN, negative NaN (with payloads), 1, -1.
+    const std::vector<uint16_t> bits =
+        half ? std::vector<uint16_t>{0x0000, 0x8000, 0x7c00, 0xfc00, 0x7bff, 0xfbff, 0x0400, 0x0001,
+                                     0x8001, 0x03ff, 0x7e12, 0x7c15, 0xfe05, 0x3c00, 0xbc00}
+             : std::vector<uint16_t>{0x0000, 0x8000, 0x7f80, 0xff80, 0x7f7f, 0xff7f, 0x0080, 0x0001,
+                                     0x8001, 0x007f, 0x7fc3, 0x7f85, 0xffc5, 0x3f80, 0xbf80};
+    std::vector<T> out;
+    for (uint16_t b : bits) out.push_back(T{b});
+    return out;
+  } else {  // complex: each part from the real type's values
+    using R = typename T::value_type;
+    std::vector<T> out;
+    const std::vector<R> parts = boundary_values<R>();
+    for (std::size_t i = 0; i < parts.size(); ++i)
+      out.push_back(T(parts[i], parts[(i * 5 + 3) % parts.size()]));
+    return out;
+  }
+}
+
 bool wants(const SampleOptions& opts, Api a) {
   return opts.apis.empty() || std::find(opts.apis.begin(), opts.apis.end(), a) != opts.apis.end();
 }
 
 }  // namespace
 
+namespace {
+uint64_t boundary_hash(uint64_t seed, int64_t position) {
+  return mix(mix(seed ^ 0xb0a4da21u) + static_cast<uint64_t>(position));
+}
+}  // namespace
+
+bool boundary_case(uint64_t seed, int64_t position, Op op, double boundary_fraction) {
+  return takes_boundary_values(op) &&
+         static_cast<double>(boundary_hash(seed, position) >> 11) * 0x1.0p-53 < boundary_fraction;
+}
+
+bool takes_boundary_values(Op op) {
+  return op == Op::kScatterNd || op == Op::kTensorScatterAdd || op == Op::kTensorScatterSub ||
+         op == Op::kTensorScatterMin || op == Op::kTensorScatterMax;
+}
+
+void put_boundary_values(Tensor& t, uint64_t salt) {
+  std::mt19937_64 rng(salt);
+  visit_dtype(t.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (!std::is_same_v<T, std::string> && !std::is_same_v<T, bool>) {
+      const std::vector<T> values = boundary_values<T>();
+      T* d = t.data_as<T>();
+      for (int64_t i = 0; i < t.num_elements(); ++i)
+        if (rng() % 3 == 0) d[i] = values[rng() % values.size()];
+    }
+  });
+}
+
 Sampler::Sampler(const SampleOptions& opts)
-    : state_(new State{opts.seed, opts.size < 0 ? 0 : opts.size,
-                       mixed_cases(constraints_of(opts), opts.invalid_fraction),
-                       rc::Random(opts.seed),
-                       wants(opts, Api::kPython) && wants(opts, Api::kKernel),
-                       !wants(opts, Api::kPython) && wants(opts, Api::kKernel)}) {}
+    : state_(new State{
+          opts.seed, opts.size < 0 ? 0 : opts.size,
+          mixed_cases(constraints_of(opts), opts.invalid_fraction), rc::Random(opts.seed),
+          wants(opts, Api::kPython) && wants(opts, Api::kKernel),
+          !wants(opts, Api::kPython) && wants(opts, Api::kKernel), opts.boundary_fraction}) {}
 
 Sampler::~Sampler() = default;
 
@@ -83,6 +180,13 @@ std::optional<Case> Sampler::next() {
       Case c = s.gen(case_random, s.size).value();
       c.name = "sweep/" + std::to_string(s.seed) + "/" + std::to_string(i) + "/" +
                std::string(op_name(c.op));
+      // Boundary values from (seed, i) alone, like the API level: the RapidCheck stream, and so
+      // every case's shapes, indices and attributes, is the one a fraction of 0 gives.
+      if (boundary_case(s.seed, i, c.op, s.boundary_fraction)) {
+        const uint64_t b = boundary_hash(s.seed, i);
+        if (c.updates) put_boundary_values(*c.updates, mix(b ^ 1));
+        if (c.tensor) put_boundary_values(*c.tensor, mix(b ^ 2));
+      }
       // Python's batch_dims lowering of gather_nd has no kernel-level twin: it stays Python
       // unless kernel-level cases are all that is asked for.
       const bool kernel =

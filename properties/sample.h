@@ -11,6 +11,9 @@
 
 namespace gscheck::gen {
 
+/// The share of boundary-value cases `gscheck run`'s sweep and `gscheck export` draw by default.
+inline constexpr double kDefaultBoundaryFraction = 0.5;
+
 /// What to sample.
 struct SampleOptions {
   uint64_t seed = 1;                 ///< same seed, same cases (on the same build)
@@ -24,7 +27,28 @@ struct SampleOptions {
   /// empty or both: a quarter of the cases are made kernel-level (to_kernel_api); kernel alone:
   /// every case; python alone: none.
   std::vector<Api> apis;
+  /// In that share of the cases of the ops that take boundary values (takes_boundary_values),
+  /// about a third of the updates and tensor elements become boundary values: the generator's
+  /// self-describing data never reaches them. Drawn apart from the RapidCheck stream, so 0 gives
+  /// the generator's cases unchanged and any fraction leaves shapes, indices and attributes alone.
+  double boundary_fraction = kDefaultBoundaryFraction;
 };
+
+/// The ops whose element values are compared or added (scatter_nd, tensor_scatter_nd_add, _sub,
+/// _min, _max): where orderings through a wider or signed type, NaN handling and rounding go
+/// wrong. Copies (gather, update) keep self-describing data, which names a wrongly read element.
+bool takes_boundary_values(Op op);
+
+/// Whether sweep position `position` of `seed`, a case of op, gets boundary values.
+bool boundary_case(uint64_t seed, int64_t position, Op op, double boundary_fraction);
+
+/// About a third of t's elements become boundary values of its dtype, at positions and with
+/// values drawn from salt (deterministic). Floats (float16, bfloat16, float32, float64; complex
+/// per part): +0, -0, +inf, -inf, max, -max, min normal, min, -min and largest subnormal, quiet,
+/// signalling-looking and negative NaNs with payloads, 1, -1. Signed integers: min, min+1, max,
+/// max-1, -1, 0, 1. Unsigned: 0, 1, max, max-1, 2^(bits-1) and its neighbours (orderings through
+/// a signed type). Bool and string tensors are left alone.
+void put_boundary_values(Tensor& t, uint64_t salt);
 
 /// The case at the raw-kernel level: gather's axis=None made explicit (axis = batch_dims, as
 /// Python passes it), gather_nd's batch_dims dropped (the kernel has none), api set to kernel.

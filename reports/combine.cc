@@ -41,6 +41,9 @@ std::string mismatch(const MergeInput& a, const MergeInput& b) {
   if (seed(x) != seed(y)) return differ("seed", seed(x), seed(y));
   if (x.sweep_size != y.sweep_size)
     return differ("sweep size", std::to_string(x.sweep_size), std::to_string(y.sweep_size));
+  if (x.sweep_boundary_fraction != y.sweep_boundary_fraction)
+    return differ("sweep boundary fraction", std::to_string(x.sweep_boundary_fraction),
+                  std::to_string(y.sweep_boundary_fraction));
   if (x.shard.has_value() != y.shard.has_value() || (x.shard && x.shard->count != y.shard->count))
     return differ("shard count", shard_text(x.shard), shard_text(y.shard));
   // XFAIL/XPASS verdicts depend on the known-failures file, and whether XPASS fails on --strict.
@@ -263,6 +266,9 @@ ReportDiff diff_reports(const Report& old_report, const Report& new_report) {
     d.notes.push_back("the sweeps used different seeds: their generated cases do not match");
   else if (o.sweep != n.sweep || o.sweep_size != n.sweep_size)
     d.notes.push_back("the sweeps differ in count or size: only the common cases match");
+  else if (o.sweep_boundary_fraction != n.sweep_boundary_fraction)
+    d.notes.push_back(
+        "the sweeps differ in boundary fraction: cases with boundary values in either differ");
   if (o.shard.has_value() || n.shard.has_value())
     d.notes.push_back("a report is one shard (" + shard_text(o.shard) + " vs " +
                       shard_text(n.shard) + "): merge the shards first to compare whole runs");

@@ -73,6 +73,32 @@ bool is_canonical_nan(const Tensor& t, int64_t i) {
   }
 }
 
+// got is expected's signalling NaN with the quiet bit set (what a float32 round trip does).
+bool is_quieted(const Tensor& expected, const Tensor& got, int64_t i) {
+  if (!element_is_nan(expected, i) || !element_is_nan(got, i)) return false;
+  const std::size_t size = dtype_size(got.dtype());
+  uint64_t e = 0, g = 0, quiet = 0;
+  switch (got.dtype()) {
+    case DType::kFloat16:
+      quiet = 0x0200;
+      break;
+    case DType::kBFloat16:
+      quiet = 0x0040;
+      break;
+    case DType::kFloat32:
+      quiet = 0x00400000u;
+      break;
+    case DType::kFloat64:
+      quiet = uint64_t{1} << 51;
+      break;
+    default:
+      return false;
+  }
+  std::memcpy(&e, expected.data() + i * size, size);
+  std::memcpy(&g, got.data() + i * size, size);
+  return (e & quiet) == 0 && g == (e | quiet);
+}
+
 bool any_nan(const Tensor& t) {
   if (t.dtype() == DType::kString) return false;
   for (int64_t i = 0, n = t.num_elements(); i < n; ++i)
@@ -302,6 +328,8 @@ bool forgives(const KnownFailure& e, const CaseView& v, const Difference& d) {
       return nan_expected && element_is_nan(*d.got, i);
     case ElementRule::kCanonicalNan:
       return nan_expected && is_canonical_nan(*d.got, i);
+    case ElementRule::kQuietedNan:
+      return is_quieted(*d.expected, *d.got, i);
     case ElementRule::kAnyValue:
       return true;
   }
@@ -538,12 +566,14 @@ Status read_forgives(const Fields& f, KnownFailure& k) {
         k.element_rule = ElementRule::kNanBits;
       } else if (rule == "canonical_nan") {
         k.element_rule = ElementRule::kCanonicalNan;
+      } else if (rule == "quieted_nan") {
+        k.element_rule = ElementRule::kQuietedNan;
       } else if (rule == "any_value") {
         k.element_rule = ElementRule::kAnyValue;
       } else {
         return f.error("elements", "unknown rule " + excerpt(rule, 40) +
                                        " (expected flushed_subnormal, nan_bits, canonical_nan, "
-                                       "any_value)");
+                                       "quieted_nan, any_value)");
       }
       if (f.has("message"))
         return f.error("message", "only crash, error and declined take a message");

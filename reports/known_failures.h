@@ -52,6 +52,7 @@ enum class ElementRule : unsigned char {
   kFlushedSubnormal,  ///< subnormals flushed to zero (compare::flush_explains)
   kNanBits,           ///< a NaN where a NaN is expected or allowed, whatever its bits
   kCanonicalNan,      ///< the dtype's canonical quiet NaN where a NaN is expected or allowed
+  kQuietedNan,        ///< the expected signalling NaN with its quiet bit set
   kAnyValue,          ///< any value: only for entries naming their cases (a case glob)
 };
 

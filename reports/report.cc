@@ -281,6 +281,7 @@ json report_head_json(const RunInfo& run, const RunTally& tally) {
       {"seed", run.seed ? json(*run.seed) : json(nullptr)},
       {"sweep", run.sweep},
       {"sweep_size", run.sweep_size},
+      {"sweep_boundary_fraction", run.sweep_boundary_fraction},
       {"shard",
        run.shard ? json{{"index", run.shard->index}, {"count", run.shard->count}} : json(nullptr)},
       {"time_budget_s", run.time_budget_s ? json(*run.time_budget_s) : json(nullptr)},
@@ -486,6 +487,8 @@ Expected<Report> report_from_json(const json& j) {
   GSCHECK_ASSIGN(r.run.sweep, rd.get<int64_t>(j, "sweep"));
   // Fields added after the first reports: absent means their default.
   if (j.contains("sweep_size")) GSCHECK_ASSIGN(r.run.sweep_size, rd.get<int64_t>(j, "sweep_size"));
+  if (j.contains("sweep_boundary_fraction"))
+    GSCHECK_ASSIGN(r.run.sweep_boundary_fraction, rd.get<double>(j, "sweep_boundary_fraction"));
   if (j.contains("shard") && !j["shard"].is_null()) {
     const Reader srd{"report.shard"};
     Shard s;

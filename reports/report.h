@@ -134,7 +134,9 @@ struct RunInfo {
   /// Sweep positions run: the count requested, or with a time budget the count reached, so
   /// `--sweep <sweep>` (same seed, size and shard) replays the same cases.
   int64_t sweep = 0;
-  int64_t sweep_size = 30;               ///< the sweep's RapidCheck size (--size)
+  int64_t sweep_size = 30;  ///< the sweep's RapidCheck size (--size)
+  /// The sweep's --boundary-fraction; reports from before it had none (0).
+  double sweep_boundary_fraction = 0;
   std::optional<Shard> shard;            ///< --shard K/N; nullopt for a whole run
   std::optional<double> time_budget_s;   ///< --time SECONDS: the sweep's budget
   double sweep_elapsed_s = 0;            ///< the sweep's part of elapsed_s

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <cstdlib>
 #include <utility>
 
 namespace gscheck::tools {
@@ -62,6 +63,16 @@ Expected<int64_t> parse_int_option(const std::string& name, const std::string& t
     return parse_error(name + ": expected an integer in [" + std::to_string(lo) + ", " +
                        std::to_string(hi) + "], got '" + text + "'");
   return v;
+}
+
+Expected<double> parse_fraction_option(const std::string& name, const std::string& text) {
+  char* end = nullptr;
+  const double f = std::strtod(text.c_str(), &end);
+  // Decimal text only: strtod would also take leading spaces, hex and "inf".
+  if (text.empty() || text.find_first_not_of("0123456789.eE+-") != std::string::npos ||
+      end != text.c_str() + text.size() || !(f >= 0 && f <= 1))
+    return parse_error(name + ": expected a number in [0, 1], got '" + text + "'");
+  return f;
 }
 
 CommandLine parse_command_line(const std::vector<std::string>& args,

@@ -48,4 +48,7 @@ CommandLine parse_command_line(const std::vector<std::string>& args,
 Expected<int64_t> parse_int_option(const std::string& name, const std::string& text, int64_t lo,
                                    int64_t hi);
 
+/// A decimal number option value in [0, 1] (a share of cases); the error names the option.
+Expected<double> parse_fraction_option(const std::string& name, const std::string& text);
+
 }  // namespace gscheck::tools

@@ -1,6 +1,7 @@
 // `gscheck run`: the CI job. Golden cases and regressions checked against their expect blocks and
 // against the reference, plus a seeded random sweep checked against the reference.
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +20,7 @@
 
 #if defined(GSCHECK_HAVE_GENERATORS)
 #include "properties/sample.h"
+#include "tools/sweep_options.h"
 #endif
 
 #ifndef GSCHECK_SOURCE_DIR
@@ -29,10 +31,23 @@ namespace gscheck::tools {
 namespace {
 
 constexpr int64_t kDefaultSweep = 5000;  // small cases: about a second on one core
+#if defined(GSCHECK_HAVE_GENERATORS)
+constexpr double kDefaultBoundaryFraction = gen::kDefaultBoundaryFraction;
+#else
+constexpr double kDefaultBoundaryFraction = 0;  // no sweep
+#endif
+
+// The shortest text that reads back as f (a replay command must give the same fraction).
+std::string fraction_text(double f) {
+  char buf[32];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, f);
+  return ec == std::errc() ? std::string(buf, end) : std::to_string(f);
+}
 
 constexpr const char* kUsage =
     "usage: gscheck run [--backend NAME] [--sweep N] [--time SECONDS] [--seed S] [--size K]\n"
-    "                   [--shard K/N] [--report FILE] [--junit FILE] [--max-bytes N]\n"
+    "                   [--boundary-fraction P] [--semantics S] [--shard K/N] [--report FILE] "
+    "[--junit FILE] [--max-bytes N]\n"
     "                   [--repeat K] [--case-timeout S] [--matrix] [--verbose] [--quiet]\n"
     "                   [--jobs N] [--timeout S] [--isolate worker|call]\n"
     "                   [--known-failures FILE] [--strict] [--lint-known-failures] [PATHS...]\n"
@@ -51,6 +66,12 @@ constexpr const char* kUsage =
     "                   reports equals the unsharded run)\n"
     "  --seed S         sweep seed (default: drawn at random and printed)\n"
     "  --size K         RapidCheck size of the sweep: larger means bigger cases (default 30)\n"
+    "  --boundary-fraction P  in that share of the sweep's min/max/add/sub/scatter_nd cases,\n"
+    "                   about a third of the updates and tensor elements become the dtype's\n"
+    "                   boundary values, as `gscheck export` draws them (default 0.5; 0 for none)\n"
+    "  --semantics S    sweep only tf-cpu or tf-gpu cases (default: every semantics the backend\n"
+    "                   claims). `--semantics tf-cpu` on the reference draws the cases of\n"
+    "                   `gscheck export --include-invalid` with the same seed, size and fraction\n"
     "  --report FILE    write the JSON report; failing random cases are saved as case files in\n"
     "                   failed_cases/ next to it\n"
     "  --junit FILE     write JUnit XML\n"
@@ -137,7 +158,9 @@ int cmd_run(const std::vector<std::string>& args) {
                                    {"--shard", true},
                                    {"--known-failures", true},
                                    {"--strict", false},
-                                   {"--lint-known-failures", false}};
+                                   {"--lint-known-failures", false},
+                                   {"--boundary-fraction", true},
+                                   {"--semantics", true}};
   for (auto& spec : plugin_option_specs()) specs.push_back(spec);
   auto line = parse_command_line(args, specs, "gscheck run", kUsage);
   if (!line.args) return line.exit_status;
@@ -164,6 +187,18 @@ int cmd_run(const std::vector<std::string>& args) {
     auto n = parse_int_option("--seed", *v, 0, INT64_MAX);
     if (!n.ok()) return usage_error(n.error().message);
     seed = static_cast<uint64_t>(*n);
+  }
+  double boundary_fraction = kDefaultBoundaryFraction;
+  if (auto v = parsed.value("--boundary-fraction")) {
+    auto f = parse_fraction_option("--boundary-fraction", *v);
+    if (!f.ok()) return usage_error(f.error().message);
+    boundary_fraction = *f;
+  }
+  std::optional<Semantics> sweep_semantics;
+  if (auto v = parsed.value("--semantics")) {
+    sweep_semantics = semantics_from_name(*v);
+    if (!sweep_semantics)
+      return usage_error("--semantics: expected tf-cpu or tf-gpu, got '" + *v + "'");
   }
   std::optional<double> time_budget;
   if (auto v = parsed.value("--time")) {
@@ -205,6 +240,12 @@ int cmd_run(const std::vector<std::string>& args) {
   const int jobs = backend_name.starts_with("plugin:") ? plugin->jobs : 1;
   auto backend = make_named_backend(backend_name, max_bytes, *plugin);
   if (!backend.ok()) return usage_error(backend.error().message);
+  if (sweep_semantics) {
+    const auto& claimed = (*backend)->capabilities().semantics;
+    if (std::find(claimed.begin(), claimed.end(), *sweep_semantics) == claimed.end())
+      return usage_error("--semantics: backend " + backend_name + " claims no " +
+                         std::string(semantics_name(*sweep_semantics)) + " semantics");
+  }
   auto reference = make_named_backend("reference", max_bytes);
   if (!reference.ok()) return usage_error(reference.error().message);
   Backend* ref = backend_name == "reference" ? backend->get() : reference->get();
@@ -237,6 +278,11 @@ int cmd_run(const std::vector<std::string>& args) {
     return "gscheck run --backend " + shell_quote(backend_name) + " --seed " +
            std::to_string(seed) + " --sweep " + std::to_string(count) + " --size " +
            std::to_string(size) +
+           (boundary_fraction != kDefaultBoundaryFraction
+                ? " --boundary-fraction " + fraction_text(boundary_fraction)
+                : std::string()) +
+           (sweep_semantics ? " --semantics " + std::string(semantics_name(*sweep_semantics))
+                            : std::string()) +
            (shard ? " --shard " + std::to_string(shard->index) + "/" + std::to_string(shard->count)
                   : std::string()) +
            (repeat > 1 ? " --repeat " + std::to_string(repeat) : std::string());
@@ -265,6 +311,7 @@ int cmd_run(const std::vector<std::string>& args) {
   run.known_failures = parsed.value("--known-failures").value_or("");
   run.strict = parsed.has("--strict");
   run.sweep_size = size;
+  if (sweep > 0) run.sweep_boundary_fraction = boundary_fraction;
   run.shard = shard;
   run.time_budget_s = time_budget;
   if (sweep > 0) run.seed = seed;
@@ -353,18 +400,9 @@ int cmd_run(const std::vector<std::string>& args) {
       [](std::size_t) {});
 #if defined(GSCHECK_HAVE_GENERATORS)
   if (sweep > 0) {
-    const Capabilities& caps = (*backend)->capabilities();
-    gen::SampleOptions so;
-    so.seed = seed;
-    so.count = static_cast<int>(sweep);
-    so.size = static_cast<int>(size);
-    // Draw what the backend claims, so the sweep is spent on cases it is graded on.
-    so.ops = caps.ops;
-    so.dtypes = caps.dtypes;
-    so.semantics = caps.semantics;
-    so.apis = caps.apis;
-    for (DType dt : caps.index_dtypes)
-      if (dt == DType::kInt32 || dt == DType::kInt64) so.index_dtypes.push_back(dt);
+    const gen::SampleOptions so =
+        run_sweep_options((*backend)->capabilities(), seed, sweep, static_cast<int>(size),
+                          boundary_fraction, sweep_semantics);
     // Drawn in batches of `jobs` cases under a time budget (checked before each batch, so a run
     // overshoots it by at most one case per job: the sweep's cases take milliseconds), else of
     // 1024 (the memory of a long sweep stays bounded).

@@ -47,6 +47,12 @@ TEST(CliArgs, Errors) {
             "--sweep: expected an integer in [0, 100], got '12x'");
   EXPECT_FALSE(parse_int_option("--sweep", "101", 0, 100).ok());
   EXPECT_FALSE(parse_int_option("--sweep", "", 0, 100).ok());
+  EXPECT_EQ(*parse_fraction_option("--boundary-fraction", "0.25"), 0.25);
+  EXPECT_EQ(*parse_fraction_option("--boundary-fraction", "1"), 1.0);
+  EXPECT_EQ(parse_fraction_option("--boundary-fraction", "0.5x").error().message,
+            "--boundary-fraction: expected a number in [0, 1], got '0.5x'");
+  for (const char* bad : {"", "-0.1", "1.5", "nan", " 0.5"})
+    EXPECT_FALSE(parse_fraction_option("--boundary-fraction", bad).ok()) << bad;
 }
 
 TEST(CliArgs, ShellQuote) {

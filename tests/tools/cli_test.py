@@ -236,6 +236,44 @@ class CliTest(unittest.TestCase):
                 with open(os.path.join(SOURCE, "reports", "report.schema.json")) as f:
                     jsonschema.Draft202012Validator(json.load(f)).validate(r)
 
+    def test_run_sweep_draws_the_export_cases(self):
+        # One sampler: run's tf-cpu sweep on the reference is export --include-invalid's cases.
+        out_dir = os.path.join(self.dir, "exported")
+        rc, out, err = self.gscheck("export", "--count", "200", "--seed", "4", "--include-invalid",
+                                    "--out", out_dir)
+        self.assertEqual(rc, 0, out + err)
+        self.assertRegex(out, r", [1-9][0-9]* with boundary values\)")
+        empty = os.path.join(self.dir, "no_case_files")
+        os.makedirs(empty)
+        report = os.path.join(self.dir, "sweep_out", "report.json")
+        rc, out, err = self.gscheck("run", "--backend", "reference", "--semantics", "tf-cpu",
+                                    "--sweep", "200", "--seed", "4", "--quiet", "--report", report,
+                                    empty)
+        self.assertEqual(rc, 0, out + err)
+        self.assertIn("--semantics tf-cpu", out)  # in the replay command
+        with open(report) as f:
+            r = json.load(f)
+        self.assertEqual(r["sweep_boundary_fraction"], 0.5)
+        data = ("params", "indices", "updates", "tensor")  # axis and shape are attrs in a case file
+        swept = [(c["name"], c["semantics"], {k: v for k, v in c["inputs"].items() if k in data})
+                 for c in r["cases"]]
+        exported = []
+        for name in sorted(os.listdir(out_dir)):
+            with open(os.path.join(out_dir, name)) as f:
+                case = json.load(f)
+            inputs = {k: {"dtype": t["dtype"], "shape": t["shape"]}
+                      for k, t in case["inputs"].items() if k in data}
+            exported.append((case["name"], case["semantics"], inputs))
+        self.assertEqual(len(swept), 200)
+        self.assertEqual(swept, exported)
+        rc, out, err = self.gscheck("run", "--backend", "reference", "--semantics", "tf-tpu")
+        self.assertEqual(rc, 2)
+        self.assertIn("--semantics: expected tf-cpu or tf-gpu, got 'tf-tpu'", err)
+        rc, out, err = self.gscheck("run", "--backend", "reference", "--boundary-fraction", "0.25",
+                                    "--sweep", "3", "--seed", "1", empty)
+        self.assertEqual(rc, 0, out + err)
+        self.assertIn("--boundary-fraction 0.25", out)  # the replay keeps the fraction
+
     def test_run_verbose_prints_every_case(self):
         path = self.write("verbose/ok.json", gather_case([3, 1], "ok"))
         rc, out, err = self.gscheck("run", "--backend", "reference", "--sweep", "0", "--verbose", path)

@@ -92,7 +92,8 @@ class ShardTest(Base):
         self.assertEqual(rc, 0, out + err)
         merged = self.load("all.json")
         self.assertEqual(essence(merged), essence(whole))
-        for key in ("totals", "per_op", "matrix", "seed", "sweep", "sweep_size"):
+        for key in ("totals", "per_op", "matrix", "seed", "sweep", "sweep_size",
+                    "sweep_boundary_fraction"):
             self.assertEqual(merged[key], whole[key], key)
         self.assertIsNone(merged["shard"])
         self.assertEqual(merged["merged_from"], [parts[2], parts[0], parts[1]])
@@ -107,8 +108,14 @@ class ShardTest(Base):
                                     "--report", self.path("other_seed.json"),
                                     *golden("gather_nd"))
         self.assertEqual(rc, 0, out + err)
+        # Another boundary fraction draws other values: not a shard of the same run.
+        rc, out, err = self.gscheck(*self.RUN, "--shard", "2/2", "--boundary-fraction", "0",
+                                    "--report", self.path("other_fraction.json"))
+        self.assertEqual(rc, 0, out + err)
         for args, message in [
             ([parts[0], self.path("other_seed.json")], "differ in seed (11 vs 12)"),
+            ([parts[0], self.path("other_fraction.json")],
+             "differ in sweep boundary fraction (0.500000 vs 0.000000)"),
             ([parts[0], parts[0]], "are both shard 1/2"),
             ([parts[0]], "shard(s) 2 of 2 missing"),
         ]:
