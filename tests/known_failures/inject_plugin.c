@@ -5,7 +5,7 @@
  *   GSCHECK_INJECT         abort        abort() after a valid int32 gather
  *                          wrong_value  +1000 (+1) on element 0 of a min/max output
  *                          bad_index    a bad_index error for a non-empty valid gather
- *                          flush16      float16 subnormal outputs of scatter adds flushed to 0
+ *                          flush16      float16 subnormal outputs of the scatters flushed to 0
  *                          declined     GSC_UNIMPLEMENTED for every tensor_scatter_nd_add */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -87,9 +87,8 @@ static int32_t run(const gsc_call* call, gsc_result* result) {
   if (!strcmp(inject, "wrong_value") && spy.elements > 0 && spy.dtype != GSC_STRING &&
       (call->op == GSC_TENSOR_SCATTER_MIN || call->op == GSC_TENSOR_SCATTER_MAX))
     add_to_first(&spy);
-  if (!strcmp(inject, "flush16") && spy.dtype == GSC_FLOAT16 &&
-      (call->op == GSC_SCATTER_ND || call->op == GSC_TENSOR_SCATTER_ADD ||
-       call->op == GSC_TENSOR_SCATTER_SUB))
+  if (!strcmp(inject, "flush16") && spy.dtype == GSC_FLOAT16 && call->op != GSC_GATHER &&
+      call->op != GSC_GATHER_ND)
     flush_half_subnormals(&spy);
   return code;
 }

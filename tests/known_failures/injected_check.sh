@@ -3,7 +3,9 @@
 # known-failures file: the file explains the library's real departures and nothing else.
 # Usage: injected_check.sh GSCHECK INJECT_PLUGIN TARGET_PLUGIN KNOWN_FAILURES KIND OUT [CASES...]
 #   KIND: none (no bug) | abort | wrong_value | bad_index | flush16 | declined (tests/known_failures/inject_plugin.c)
-#   CASES: case files or folders (default: an export of 2000 seeded cases and corpus/golden)
+#   CASES: case files or folders for `gscheck eval`, or `--run` and `gscheck run` options (the
+#   same runs as the plugin's own check, so the clean run is that check's); default: an export
+#   of 2000 seeded cases and corpus/golden
 # Exit status: 0 the injected bug failed cases (and only as that bug), 1 it was forgiven or
 # missed, 77 the target plugin is not built (no venv).
 set -euo pipefail
@@ -24,12 +26,17 @@ if ((${#cases[@]} == 0)); then
   cases=("$out/sweep" "$root/corpus/golden")
 fi
 export TF_CPP_MIN_LOG_LEVEL=2
-grade() {  # grade KIND REPORT: gscheck eval through the injecting plugin; prints the totals
+grade() {  # grade KIND REPORT: gscheck eval (or run) through the injecting plugin
   local rc=0
-  GSCHECK_INJECT_TARGET="$target" GSCHECK_INJECT="$1" \
-    "$gscheck" eval --backend "plugin:$inject" --repeat 1 --quiet --timeout 120 \
-    --max-bytes 1073741824 --known-failures "$known" --report "$2" "${cases[@]}" \
-    >"$2.txt" 2>&1 || rc=$?
+  if [[ "${cases[0]}" == "--run" ]]; then
+    GSCHECK_INJECT_TARGET="$target" GSCHECK_INJECT="$1" \
+      "$gscheck" run --backend "plugin:$inject" --quiet --known-failures "$known" \
+      --report "$2" "${cases[@]:1}" >"$2.txt" 2>&1 || rc=$?
+  else
+    GSCHECK_INJECT_TARGET="$target" GSCHECK_INJECT="$1" \
+      "$gscheck" eval --backend "plugin:$inject" --repeat 1 --quiet --timeout 120 \
+      --known-failures "$known" --report "$2" "${cases[@]}" >"$2.txt" 2>&1 || rc=$?
+  fi
   echo "$1: $(tail -n1 "$2.txt") (exit $rc)" >&2
   return "$rc"
 }
@@ -54,7 +61,8 @@ failing = [c for c in cases if c["verdict"] in ("FAILED", "DECLINED", "NONDETERM
 # The ops each bug is injected into: a failure elsewhere is not the injection's.
 ops = {"abort": {"gather"}, "bad_index": {"gather"}, "declined": {"tensor_scatter_nd_add"},
        "wrong_value": {"tensor_scatter_nd_min", "tensor_scatter_nd_max"},
-       "flush16": {"scatter_nd", "tensor_scatter_nd_add", "tensor_scatter_nd_sub"}}[kind]
+       "flush16": {"scatter_nd", "tensor_scatter_nd_update", "tensor_scatter_nd_add",
+                   "tensor_scatter_nd_sub", "tensor_scatter_nd_min", "tensor_scatter_nd_max"}}[kind]
 elsewhere = [c for c in failing if c["op"] not in ops]
 if elsewhere:
     print(f"{len(elsewhere)} failures outside the injected ops, e.g. {elsewhere[0]['name']}")
