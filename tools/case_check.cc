@@ -331,6 +331,16 @@ Judged judge(const Evidence& ev) {
     d.got_error = crashed->error();
     j.differences.push_back(std::move(d));
   }
+  if (!decline.empty() &&
+      std::none_of(j.differences.begin(), j.differences.end(), [](const Difference& d) {
+        return d.kind == DiffKind::kDeclined;
+      })) {  // no check to compare with: declining still is one
+    Difference d;
+    d.kind = DiffKind::kDeclined;
+    d.text = decline;
+    d.got_error = got.error();
+    j.differences.push_back(std::move(d));
+  }
   if (!nondeterminism.empty()) {
     Difference d;
     d.kind = DiffKind::kNondeterministic;

@@ -285,6 +285,11 @@ TEST(Grading, DecliningIsAFailure) {
   opts.known_failures = &known;
   CaseChecker c4(decline, &reference, opts);
   EXPECT_EQ(c4.check_case(gather_case(std::nullopt), "").verdict, Verdict::kXfail);
+  // With nothing to compare against (no reference, no expect block) declining is still named.
+  CaseChecker alone(decline, nullptr, opts);
+  EXPECT_EQ(alone.check_case(gather_case(std::nullopt), "").verdict, Verdict::kXfail);
+  CaseChecker alone_plain(decline, nullptr, {});
+  EXPECT_EQ(alone_plain.check_case(gather_case(std::nullopt), "").verdict, Verdict::kDeclined);
   // Outside the declared contract is UNIMPLEMENTED, never run.
   CaseFile outside = gather_case(std::nullopt);
   outside.c.params = Tensor::from_values<int64_t>(Shape{3}, {1, 2, 3});
