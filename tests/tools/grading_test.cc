@@ -435,3 +435,27 @@ TEST(Grading, ShippedTensorFlowFile) {
 
 }  // namespace
 }  // namespace gscheck::tools
+
+namespace gscheck::tools {
+namespace {
+
+// Determinism is judged on what the contract grades: a backend that does not promise TensorFlow's
+// texts may name another bad index on a repeat (PyTorch's threads do), but not change the class.
+TEST(Grading, RepeatsDifferingOnlyInUngradedMessagesAreDeterministic) {
+  Scripted backend("plugin:x", {Error{ErrorClass::kBadIndex, "index 6 is out of bounds"},
+                                Error{ErrorClass::kBadIndex, "index 2 is out of bounds"}});
+  backend.caps_.tf_messages = false;
+  Scripted reference("reference",
+                     {Error{ErrorClass::kBadIndex, "indices[0] = 6 is not in [0, 2)"}});
+  CheckOptions opts;
+  opts.repeat = 2;
+  CaseChecker checker(backend, &reference, opts);
+  EXPECT_EQ(checker.check_case(gather_case(std::nullopt), "").verdict, Verdict::kPassed);
+  Scripted graded("plugin:x", {Error{ErrorClass::kBadIndex, "indices[0] = 6 is not in [0, 2)"},
+                               Error{ErrorClass::kBadIndex, "indices[1] = 2 is not in [0, 2)"}});
+  CaseChecker checker2(graded, &reference, opts);
+  EXPECT_EQ(checker2.check_case(gather_case(std::nullopt), "").verdict, Verdict::kNondeterministic);
+}
+
+}  // namespace
+}  // namespace gscheck::tools
