@@ -15,7 +15,8 @@ void KnownFailuresLint::add(const CaseResult& r) {
     if (i >= use_.size()) continue;
     ++use_[i].selected;
     if (r.verdict == Verdict::kXpass && r.known &&
-        (", " + r.known->entry + ", ").find(", " + known_.entries[i].id + ", ") != std::string::npos) {
+        (", " + r.known->entry + ", ").find(", " + known_.entries[i].id + ", ") !=
+            std::string::npos) {
       if (use_[i].xpass++ == 0) use_[i].xpass_example = r.name;
     }
   }
