@@ -762,10 +762,7 @@ class PluginBackend final : public Backend {
   const Capabilities& capabilities() const override { return caps_; }
 
   Outcome run(const Case& c) override {
-    if (!caps_.supports(c))
-      return Error{ErrorClass::kUnimplemented,
-                   caps_.name + " does not claim " + std::string(op_name(c.op)) +
-                       " with these dtypes under " + std::string(semantics_name(c.semantics))};
+    if (Status admitted = admit(caps_, c); !admitted.ok()) return admitted.error();
     std::unique_ptr<Worker> wk;
     {
       std::unique_lock lock(mu_);

@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "backends/backend.h"
+#include "backends/registry.h"
 
 namespace gscheck {
 

@@ -3,7 +3,7 @@
 
 #include <memory>
 
-#include "backends/backend.h"
+#include "backends/registry.h"
 
 namespace gscheck {
 

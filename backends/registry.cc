@@ -1,6 +1,7 @@
 // The backends this build offers. cuda-emu and cuda come from cuda/ when their targets exist
 // (GSCHECK_HAVE_CUDA_EMU, GSCHECK_HAVE_CUDA_BACKEND are set by backends/CMakeLists.txt).
-#include "backends/backend.h"
+#include "backends/registry.h"
+
 #include "backends/plugin_backend.h"
 #include "backends/reference_backend.h"
 

@@ -32,14 +32,14 @@ bool text_promised(ErrorClass cls) {
   return cls == ErrorClass::kInvalidArgument || cls == ErrorClass::kBadIndex;
 }
 
-Verdict pass(std::string summary) {
-  Verdict v;
+Comparison pass(std::string summary) {
+  Comparison v;
   v.pass = true;
   v.summary = std::move(summary);
   return v;
 }
-Verdict fail(std::string summary) {
-  Verdict v;
+Comparison fail(std::string summary) {
+  Comparison v;
   v.summary = std::move(summary);
   return v;
 }
@@ -60,7 +60,7 @@ class Tally {
       v_.elements_complete = false;
     }
   }
-  Verdict finish(int64_t n) && {
+  Comparison finish(int64_t n) && {
     v_.pass = v_.mismatch_count == 0;
     if (!v_.pass) {
       const Mismatch& m = v_.mismatches.front();
@@ -91,7 +91,7 @@ class Tally {
  private:
   const Shape& shape_;
   const Options& opts_;
-  Verdict v_;
+  Comparison v_;
   int64_t counts_[kNumKinds] = {};
 };
 
@@ -431,8 +431,8 @@ void compare_scatter(const Case& c, const ScatterRows& rows, const Tensor& expec
   }
 }
 
-Verdict compare_tensors(const Case& c, const Tensor& expected, const Tensor& got,
-                        const Options& opts) {
+Comparison compare_tensors(const Case& c, const Tensor& expected, const Tensor& got,
+                           const Options& opts) {
   if (expected.dtype() != got.dtype() || expected.shape() != got.shape())
     return fail("expected " + describe(expected) + ", got " + describe(got));
   Tally tally(got.shape(), opts);
@@ -553,8 +553,8 @@ bool only_flushed_subnormals(const Case& c, const Tensor& expected, const Tensor
   return differs;
 }
 
-Verdict compare_outcomes(const Case& c, const Outcome& expected, const Outcome& got,
-                         const Options& opts) {
+Comparison compare_outcomes(const Case& c, const Outcome& expected, const Outcome& got,
+                            const Options& opts) {
   if (!expected.ok() && !got.ok()) {
     const Error& e = expected.error();
     const Error& g = got.error();
@@ -588,7 +588,8 @@ Options options_for(const Capabilities& caps) {
   return o;
 }
 
-Verdict check_expect(const Case& c, const Expect& expect, const Outcome& got, const Options& opts) {
+Comparison check_expect(const Case& c, const Expect& expect, const Outcome& got,
+                        const Options& opts) {
   if (expect.output) {
     if (!got.ok())
       return fail("expected " + describe(*expect.output) + "; got " + describe(got.error()));

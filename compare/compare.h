@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/backend.h"
+#include "core/backend.h"
 #include "core/case.h"
 
 namespace gscheck::compare {
@@ -25,11 +25,11 @@ struct ElementDiff {
 };
 
 /// At most this many ElementDiff are kept; past it a difference cannot be explained element by
-/// element (Verdict::elements_complete is false).
+/// element (Comparison::elements_complete is false).
 inline constexpr std::size_t kMaxElementDiffs = std::size_t{1} << 20;
 
 /// The result of one comparison.
-struct Verdict {
+struct Comparison {
   bool pass = false;
   std::string summary;               ///< one line: why it passed or how it failed
   std::vector<Mismatch> mismatches;  ///< the first differing elements (at most max_mismatches)
@@ -55,8 +55,8 @@ struct Options {
 /// bit-exact data movement; set-valued update duplicates (tf-gpu); bounded float sums for
 /// add/sub duplicates; untouched elements identical to the starting tensor; errors by class and,
 /// when messages_graded(opts, class), by message.
-Verdict compare_outcomes(const Case& c, const Outcome& expected, const Outcome& got,
-                         const Options& opts = {});
+Comparison compare_outcomes(const Case& c, const Outcome& expected, const Outcome& got,
+                            const Options& opts = {});
 
 /// Whether an error of this class is graded on its message text under opts.
 bool messages_graded(const Options& opts, ErrorClass cls);
@@ -78,7 +78,7 @@ bool flush_explains(const Tensor& expected, const Tensor& got, int64_t flat, boo
 
 /// Check an outcome against a case file's expect block (output tensor compared as
 /// compare_outcomes does; error by class and regex search on the message).
-Verdict check_expect(const Case& c, const Expect& expect, const Outcome& got,
-                     const Options& opts = {});
+Comparison check_expect(const Case& c, const Expect& expect, const Outcome& got,
+                        const Options& opts = {});
 
 }  // namespace gscheck::compare

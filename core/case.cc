@@ -3,6 +3,13 @@
 #include <array>
 
 namespace gscheck {
+
+std::optional<BadIndicesPolicy> bad_indices_policy_from_name(std::string_view s) {
+  if (s.empty() || s == "DEFAULT") return BadIndicesPolicy::kDefault;
+  if (s == "ERROR") return BadIndicesPolicy::kError;
+  if (s == "IGNORE") return BadIndicesPolicy::kIgnore;
+  return std::nullopt;
+}
 namespace {
 constexpr std::array<std::string_view, 8> kOpNames = {"gather",
                                                       "gather_nd",

@@ -82,6 +82,12 @@ struct Case {
   std::string bad_indices_policy;
 };
 
+/// The bad_indices_policy values TensorFlow knows: "" and "DEFAULT" (the same), "ERROR",
+/// "IGNORE". What each does depends on the semantics and is each implementation's own business.
+enum class BadIndicesPolicy { kDefault, kError, kIgnore };
+/// nullopt for any other text (TensorFlow rejects it).
+std::optional<BadIndicesPolicy> bad_indices_policy_from_name(std::string_view s);
+
 /// True when no Python-level rule applies to the case, so it means the same at either API level:
 /// every scatter, gather_nd without batch_dims, gather with a one-element axis that is not 0
 /// while batch_dims != 0 (Python refuses an axis of 0 or 2+ elements with NumPy's ValueError).

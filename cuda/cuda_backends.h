@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "backends/backend.h"
+#include "core/backend.h"
 
 namespace gscheck::cuda {
 
@@ -16,7 +16,7 @@ std::unique_ptr<Backend> make_cuda_emu_backend(int threads = 0);
 /// or (kInternal) when no usable GPU is present, with the reason in the message.
 Expected<std::unique_ptr<Backend>> make_cuda_backend();
 
-/// Variants of the kernel backends (added by the cuda work; the factories above use defaults).
+/// Variants of the kernel backends (the factories above use the defaults).
 struct KernelOptions {
   /// Scatter rows are always sorted by destination and applied in row order, so every run
   /// gives tf-cpu's row-order result bit for bit. Registered as "cuda-emu-det" / "cuda-det".

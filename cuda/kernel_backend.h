@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include "backends/backend.h"
+#include "core/backend.h"
 #include "cuda/ops.h"
 #include "cuda/validate.h"
 

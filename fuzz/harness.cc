@@ -8,16 +8,14 @@
 #include <utility>
 #include <vector>
 
-#include "backends/backend.h"
+#include "backends/registry.h"
 #include "compare/compare.h"
 #include "core/case_json.h"
-#include "core/message_regex.h"
 #include "fuzz/shrink.h"
+#include "harness/checker.h"
+#include "harness/regression.h"
 #include "reference/reference.h"
 
-#ifndef GSCHECK_SOURCE_DIR
-#define GSCHECK_SOURCE_DIR "."
-#endif
 #ifndef GSCHECK_FUZZ_REPLAY
 #define GSCHECK_FUZZ_REPLAY "gscheck_fuzz_replay"
 #endif
@@ -59,6 +57,11 @@ std::vector<Entry>& backends() {
   return all;
 }
 
+Backend& reference_backend() {
+  static std::unique_ptr<Backend> ref = std::move(make_backend("reference").value());
+  return *ref;
+}
+
 std::string& write_case_path() {
   static std::string path = [] {
     const char* env = std::getenv("GSCHECK_FUZZ_WRITE_CASE");
@@ -84,17 +87,6 @@ std::string hex(uint64_t v, int digits) {
 // Names a decoded case after its input bytes: the same input always gives the same file.
 std::string case_id(const uint8_t* data, std::size_t size) { return hex(fnv1a(data, size), 12); }
 
-Expect expect_of(const Outcome& o) {
-  Expect e;
-  if (o.ok()) {
-    e.output = o.value();
-  } else {
-    e.error_class = o.error().cls;
-    e.error_regex = error_message_regex(o.error(), false);  // a prefix: TF may append node names
-  }
-  return e;
-}
-
 // "tensor", or the error's class: shrinking keeps both sides of a mismatch of the same kind.
 std::string kind_name(const Outcome& o) {
   return o.ok() ? "tensor" : std::string(error_class_name(o.error().cls));
@@ -106,37 +98,35 @@ std::string describe(const Outcome& o) {
 }
 
 Status save(const std::string& path, const Case& c, const Outcome& ref, std::string description) {
-  CaseFile f{c, expect_of(ref), std::move(description)};
+  CaseFile f{c, harness::expect_from_reference(ref), std::move(description)};
   return save_case_file(path, f);
 }
 
-[[noreturn]] void report_mismatch(Family family, const uint8_t* data, std::size_t size, Case c,
-                                  Entry& e, const Outcome& ref, const Outcome& got) {
+// The grade of c on e: the harness's, as `gscheck run` grades it.
+reports::CaseResult grade(Entry& e, const Case& c) {
+  harness::CaseChecker checker(*e.backend, &reference_backend(), {});
+  CaseFile f;
+  f.c = c;
+  return checker.check_case(f, "");
+}
+
+[[noreturn]] void report_mismatch(Family family, Case c, Entry& e, const Outcome& ref,
+                                  const Outcome& got) {
   const std::string ref_kind = kind_name(ref), got_kind = kind_name(got);
   c = shrink_case(std::move(c), [&](const Case& s) {
-    const Outcome r = reference::run(s);
-    const Outcome g = e.backend->run(s);
-    return kind_name(r) == ref_kind && kind_name(g) == got_kind &&
-           !compare::compare_outcomes(s, r, g, e.options).pass;
+    return kind_name(reference::run(s)) == ref_kind && kind_name(e.backend->run(s)) == got_kind &&
+           reports::is_failure(grade(e, s).verdict);
   });
   const Outcome r = reference::run(c);
   const Outcome g = e.backend->run(c);
-  const compare::Verdict v = compare::compare_outcomes(c, r, g, e.options);
-
-  const std::string id = case_id(data, size);
-  const std::string dir = regressions_dir();
-  const std::string path =
-      (std::filesystem::path(dir) / (std::string(op_name(c.op)) + "_fuzz_" + id + ".json"))
-          .string();
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  const Status st = save(path, c, r,
-                         "Found by fuzz/" + std::string(family_name(family)) + "_fuzz: backend " +
-                             e.name + " disagrees with the reference. " + v.summary);
+  const reports::CaseResult graded = grade(e, c);
+  const std::string found_by = "fuzz/" + std::string(family_name(family)) + "_fuzz";
+  const auto path =
+      harness::save_regression(harness::regressions_dir(), {c, r, found_by, e.name, graded.reason});
   std::fprintf(stderr,
                "gscheck fuzz: MISMATCH in %s: backend %s disagrees with the reference\n"
                "  %s\n  reference: %s\n  %s: %s\n",
-               std::string(op_name(c.op)).c_str(), e.name.c_str(), v.summary.c_str(),
+               std::string(op_name(c.op)).c_str(), e.name.c_str(), graded.reason.c_str(),
                describe(r).c_str(), e.name.c_str(), describe(g).c_str());
   // A short line without values, so scripts/fuzz.sh can group inputs that hit the same bug:
   // dtype and semantics only matter when both sides produced a tensor.
@@ -147,25 +137,18 @@ Status save(const std::string& path, const Case& c, const Outcome& ref, std::str
         ", " + std::string(dtype_name(r->dtype())) + " " + std::string(semantics_name(c.semantics));
   }
   std::fprintf(stderr, "  kind: %s\n", kind.c_str());
-  if (st.ok()) {
-    std::fprintf(stderr,
-                 "  case file: %s\n  replay: build/default/tools/gscheck eval --backend %s %s\n"
-                 "      or: %s --case %s\n",
-                 path.c_str(), e.name.c_str(), path.c_str(), GSCHECK_FUZZ_REPLAY, path.c_str());
+  if (path.ok()) {
+    std::fprintf(stderr, "  case file: %s\n  replay: %s\n      or: %s --case %s\n", path->c_str(),
+                 harness::replay_command(e.name, *path).c_str(), GSCHECK_FUZZ_REPLAY,
+                 path->c_str());
   } else {
-    std::fprintf(stderr, "  could not write the case file: %s\n", st.error().message.c_str());
+    std::fprintf(stderr, "  could not write the case file: %s\n", path.error().message.c_str());
   }
   std::fflush(stderr);
   std::abort();
 }
 
 }  // namespace
-
-std::string regressions_dir() {
-  const char* env = std::getenv("GSCHECK_REGRESSIONS_DIR");
-  if (env && *env) return env;
-  return std::string(GSCHECK_SOURCE_DIR) + "/corpus/regressions";
-}
 
 void set_write_case_path(std::string path) { write_case_path() = std::move(path); }
 int cases_written() { return g_cases_written; }
@@ -190,11 +173,10 @@ int run_differential(Family family, const uint8_t* data, std::size_t size) {
   }
   const Outcome ref = reference::run(c);
   for (Entry& e : backends()) {
-    if (!e.backend->capabilities().supports(c)) continue;
+    if (!admit(e.backend->capabilities(), c).ok()) continue;
     const Outcome got = e.backend->run(c);
-    if (!compare::compare_outcomes(c, ref, got, e.options).pass) {
-      report_mismatch(family, data, size, c, e, ref, got);
-    }
+    if (!compare::compare_outcomes(c, ref, got, e.options).pass)
+      report_mismatch(family, c, e, ref, got);
   }
   return 0;
 }
@@ -211,23 +193,25 @@ bool check_case_file(const std::string& path) {
                 path.c_str());
     std::printf("  reference: %s\n", describe(reference::run(f->c)).c_str());
     for (Entry& e : backends()) {
-      if (e.backend->capabilities().supports(f->c)) {
+      if (admit(e.backend->capabilities(), f->c).ok())
         std::printf("  %s: %s\n", e.name.c_str(), describe(e.backend->run(f->c)).c_str());
-      }
     }
     return false;
   }
+  // Graded as `gscheck eval` grades it: the reference against the expect block, every other
+  // backend against the expect block and the reference.
   bool pass = true;
-  auto check = [&](const std::string& who, const Outcome& got, const compare::Options& opts) {
-    const compare::Verdict v = compare::check_expect(f->c, *f->expect, got, opts);
-    std::printf("%s %s [%s]: %s\n", v.pass ? "PASS" : "FAIL", path.c_str(), who.c_str(),
-                v.summary.c_str());
-    pass &= v.pass;
+  auto check = [&](const std::string& who, Backend& b, Backend* ref) {
+    harness::CaseChecker checker(b, ref, {});
+    const reports::CaseResult r = checker.check_case(*f, path);
+    if (r.verdict == reports::Verdict::kUnimplemented) return;
+    const bool ok = !reports::is_failure(r.verdict);
+    std::printf("%s %s [%s]: %s\n", ok ? "PASS" : "FAIL", path.c_str(), who.c_str(),
+                r.reason.c_str());
+    pass &= ok;
   };
-  check("reference", reference::run(f->c), compare::Options{});
-  for (Entry& e : backends()) {
-    if (e.backend->capabilities().supports(f->c)) check(e.name, e.backend->run(f->c), e.options);
-  }
+  check("reference", reference_backend(), nullptr);
+  for (Entry& e : backends()) check(e.name, *e.backend, &reference_backend());
   return pass;
 }
 

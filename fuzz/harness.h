@@ -13,8 +13,8 @@ namespace gscheck::fuzz {
 
 /// Decode the input as a case of the family, run the reference and every other backend of the
 /// registry whose capabilities cover the case, and compare outcomes. On a mismatch: shrink the
-/// case, write it to regressions_dir() with expect = the reference outcome, print the path and a
-/// replay command, and abort() so libFuzzer keeps the input. Returns 0.
+/// case, write it to harness::regressions_dir() with expect = the reference outcome, print the path
+/// and a replay command, and abort() so libFuzzer keeps the input. Returns 0.
 ///
 /// In write-case mode (set_write_case_path) it only writes the decoded case, with the reference
 /// outcome as expect, and compares nothing.
@@ -23,9 +23,6 @@ int run_differential(Family family, const uint8_t* data, std::size_t size);
 /// Feed the bytes to the case-file parser. It must return a case or an error, never crash; a
 /// parsed case must survive writing and re-reading unchanged (otherwise abort()). Returns 0.
 int run_case_json(const uint8_t* data, std::size_t size);
-
-/// Where mismatching cases go: $GSCHECK_REGRESSIONS_DIR, else corpus/regressions/ of the source.
-std::string regressions_dir();
 
 /// Write-case mode: run_differential writes the decoded case to path instead of comparing.
 /// $GSCHECK_FUZZ_WRITE_CASE sets it too (for libFuzzer binaries). Empty turns it off.

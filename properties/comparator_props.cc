@@ -147,7 +147,7 @@ void check_wrong_backend(Wrong w) {
   for (const bool messages : {true, false}) {
     compare::Options opts;
     opts.compare_messages = messages;
-    const compare::Verdict v = compare::compare_outcomes(c, ref, *wrong, opts);
+    const compare::Comparison v = compare::compare_outcomes(c, ref, *wrong, opts);
     if (v.pass) {
       RC_FAIL(std::string(wrong_name(w)) + " backend passed (" + v.summary +
               "); reference: " + outcome_text(ref) + ", wrong: " + outcome_text(*wrong));

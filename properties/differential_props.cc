@@ -17,7 +17,7 @@ void check_differential(const Targets& ts) {
     if (t.name == "reference") continue;  // the oracle against itself proves nothing
     const std::optional<Outcome> got = run_on(t, c);
     if (!got) continue;
-    const compare::Verdict v =
+    const compare::Comparison v =
         compare::compare_outcomes(c, ref, *got, compare::options_for(t.backend->capabilities()));
     if (!v.pass) {
       note_failure("Differential.EveryBackendMatchesReference", t.name, c, ref);

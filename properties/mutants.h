@@ -6,7 +6,7 @@
 #include <memory>
 #include <string_view>
 
-#include "backends/backend.h"
+#include "backends/registry.h"
 
 namespace gscheck::props {
 

@@ -12,11 +12,8 @@
 #include <sstream>
 
 #include "core/case_json.h"
+#include "harness/regression.h"
 #include "reference/reference.h"
-
-#ifndef GSCHECK_SOURCE_DIR
-#define GSCHECK_SOURCE_DIR "."
-#endif
 
 namespace gscheck::props {
 namespace {
@@ -35,12 +32,6 @@ std::optional<Pending>& pending() {
 std::map<std::string, std::map<std::string, int>>& class_counts() {
   static std::map<std::string, std::map<std::string, int>> m;
   return m;
-}
-
-uint64_t fnv1a(std::string_view s) {
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char ch : s) h = (h ^ ch) * 1099511628211ULL;
-  return h;
 }
 
 }  // namespace
@@ -70,7 +61,7 @@ const Targets& registry_targets() {
 Outcome reference_outcome(const Case& c) { return reference::run(c); }
 
 std::optional<Outcome> run_on(const Target& t, const Case& c) {
-  if (!t.backend->capabilities().supports(c)) return std::nullopt;
+  if (!admit(t.backend->capabilities(), c).ok()) return std::nullopt;
   Outcome o = t.backend->run(c);
   if (!o.ok() && o.error().cls == ErrorClass::kUnimplemented) return std::nullopt;
   class_counts()["ran_on"][t.name]++;
@@ -153,11 +144,6 @@ std::string outcome_text(const Outcome& o) {
   return "tensor " + std::string(dtype_name(o.value().dtype())) + o.value().shape().to_string();
 }
 
-std::string regressions_dir() {
-  if (const char* env = std::getenv("GSCHECK_REGRESSIONS_DIR"); env && *env) return env;
-  return std::string(GSCHECK_SOURCE_DIR) + "/corpus/regressions";
-}
-
 void note_failure(std::string_view property, const std::string& backend, const Case& c,
                   const Outcome& expected) {
   pending() = Pending{std::string(property), backend, c, expected};
@@ -167,44 +153,19 @@ std::optional<std::string> flush_regression() {
   if (!pending()) return std::nullopt;
   Pending p = std::move(*pending());
   pending().reset();
-  CaseFile f;
-  f.c = p.c;
-  Expect e;
-  if (p.expected.ok()) {
-    e.output = p.expected.value();
-  } else {
-    // The class only: check_expect searches a regex in every backend's message, and only
-    // backends with tf_messages promise TensorFlow's text.
-    e.error_class = p.expected.error().cls;
-  }
-  f.expect = e;
   const uint64_t seed = rc::detail::configuration().testParams.seed;
-  f.description = "RapidCheck counterexample (shrunk) of property " + p.property + " on backend " +
-                  p.backend + ", RC_PARAMS=\"seed=" + std::to_string(seed) +
-                  "\"; expect is the reference's outcome";
-  const std::string op(op_name(p.c.op));
-  f.c.name = op + "/regression";
-  char hash[17];
-  std::snprintf(hash, sizeof hash, "%016llx",
-                static_cast<unsigned long long>(fnv1a(case_file_text(f))));
-  f.c.name = op + "/regression_" + std::string(hash, 12);
-  const std::string dir = regressions_dir();
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  const std::string path = dir + "/" + op + "_" + std::string(hash, 12) + ".json";
-  if (Status s = save_case_file(path, f); !s.ok()) {
-    std::cerr << "gscheck properties: could not write the counterexample: " << s.error().message
+  const std::string found_by = "RapidCheck (shrunk counterexample of property " + p.property +
+                               ", RC_PARAMS=\"seed=" + std::to_string(seed) + "\")";
+  auto path = harness::save_regression(harness::regressions_dir(),
+                                       {p.c, p.expected, found_by, p.backend, ""});
+  if (!path.ok()) {
+    std::cerr << "gscheck properties: could not write the counterexample: " << path.error().message
               << "\n";
     return std::nullopt;
   }
-  // From the repository root the default directory is corpus/regressions.
-  const bool in_repo = std::getenv("GSCHECK_REGRESSIONS_DIR") == nullptr;
-  const std::string shown =
-      in_repo ? "corpus/regressions/" + op + "_" + std::string(hash, 12) + ".json" : path;
-  std::cerr << "gscheck properties: counterexample written to " << path << "\n"
-            << "  replay: build/default/tools/gscheck eval --backend " << p.backend << " " << shown
-            << "\n";
-  return path;
+  std::cerr << "gscheck properties: counterexample written to " << *path << "\n"
+            << "  replay: " << harness::replay_command(p.backend, *path) << "\n";
+  return *path;
 }
 
 }  // namespace gscheck::props

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "backends/backend.h"
+#include "backends/registry.h"
 #include "core/case.h"
 #include "properties/model.h"
 
@@ -47,13 +47,12 @@ bool same_outcome(const Outcome& a, const Outcome& b);
 /// One line describing an outcome.
 std::string outcome_text(const Outcome& o);
 
-/// Where counterexamples go: $GSCHECK_REGRESSIONS_DIR, else <source>/corpus/regressions.
-std::string regressions_dir();
 /// Remember a failing case (the last one recorded during a test is the shrunk one).
 void note_failure(std::string_view property, const std::string& backend, const Case& c,
                   const Outcome& expected);
-/// Write the remembered case as <op>_<hash>.json with the reference outcome as `expect`, print
-/// its path and replay command, and forget it. Returns the path, or nullopt if none was pending.
+/// Save the remembered case as a regression (harness::save_regression, into
+/// harness::regressions_dir()), print its path and replay command, and forget it. Returns the path,
+/// or nullopt if none was pending.
 std::optional<std::string> flush_regression();
 
 }  // namespace gscheck::props

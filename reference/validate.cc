@@ -5,15 +5,10 @@
 #include <cstring>
 #include <limits>
 
-#if defined(__linux__)
-#endif
-
 namespace gscheck::reference::detail {
 
 Expected<BadIndicesPolicy> parse_policy(std::string_view s) {
-  if (s.empty() || s == "DEFAULT") return BadIndicesPolicy::kDefault;
-  if (s == "ERROR") return BadIndicesPolicy::kError;
-  if (s == "IGNORE") return BadIndicesPolicy::kIgnore;
+  if (std::optional<BadIndicesPolicy> p = bad_indices_policy_from_name(s)) return *p;
   return invalid_argument("Unknown bad indices handling attribute: " + std::string(s));
 }
 

@@ -15,10 +15,7 @@
 
 namespace gscheck::reference::detail {
 
-/// TensorFlow's bad_indices_policy attribute.
-enum class BadIndicesPolicy { kDefault, kError, kIgnore };
-
-/// "" and "DEFAULT" -> kDefault, "ERROR", "IGNORE"; anything else is TensorFlow's error.
+/// The attribute's value (core's vocabulary), or TensorFlow's error for an unknown one.
 Expected<BadIndicesPolicy> parse_policy(std::string_view s);
 
 /// Whether an out-of-range index raises. tf-cpu raises unless IGNORE. tf-gpu kernels drop bad

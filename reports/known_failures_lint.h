@@ -1,5 +1,5 @@
 // `gscheck known-failures check`: whether a known-failures file explains exactly the failures it
-// names. Fed every case result of a run graded with lint on (tools/case_check.h CheckOptions).
+// names. Fed every case result of a run graded with lint on (harness/checker.h CheckOptions).
 #pragma once
 
 #include <cstdint>

@@ -1,13 +1,14 @@
 #include "reports/report.h"
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <tuple>
 
+#include "core/case_json.h"
 #include "core/message_regex.h"
 #include "reports/atomic_file.h"
 
@@ -537,11 +538,13 @@ Expected<Report> report_from_json(const json& j) {
 
 #undef GSCHECK_ASSIGN
 
-Expected<Report> read_json_report(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return parse_error(path + ": cannot open");
-  json j = json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return parse_error(path + ": not valid JSON");
+Expected<Report> read_json_report(const std::string& path, int64_t max_bytes) {
+  // The hardened reader and parser of case files: regular files only, bounded, no recursion.
+  auto text = read_bounded(path, max_bytes);
+  if (!text.ok()) return Error{text.error().cls, path + ": " + text.error().message};
+  auto parsed = parse_json_bounded(*text, std::max<int64_t>(max_bytes, 1 << 16) * 3);
+  if (!parsed.ok()) return Error{parsed.error().cls, path + ": " + parsed.error().message};
+  const json& j = *parsed;
   auto r = report_from_json(j);
   if (!r.ok()) return Error{r.error().cls, path + ": " + r.error().message};
   return r;

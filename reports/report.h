@@ -12,47 +12,17 @@
 #include <tuple>
 #include <vector>
 
-#include "backends/backend.h"
 #include "compare/compare.h"
+#include "core/backend.h"
 #include "core/case.h"
+#include "reports/verdict.h"
 
 namespace gscheck::reports {
-
-/// The verdict on one case (benchdnn's outcome set).
-enum class Verdict : unsigned char {
-  kPassed,         ///< every check passed
-  kFailed,         ///< a check failed: the backend is wrong (or the case file is malformed)
-  kMistrusted,     ///< the reference disagrees with the case's expect: no trustworthy baseline
-  kUnimplemented,  ///< outside the backend's declared capabilities (not a failure)
-  /// A backend that declares itself deterministic gave outcomes that are not bit-identical
-  /// across repeated runs of the case: it broke its contract (a failure).
-  kNondeterministic,
-  kSkipped,  ///< not run (refused by the memory budget)
-  /// A failure a --known-failures entry declares (not a failure of the run).
-  kXfail,
-  /// A case a --known-failures entry declares failing passed (a failure only with --strict).
-  kXpass,
-  /// A case inside the declared contract that the backend would not run (unimplemented, or
-  /// unsupported where TensorFlow computes): a failure, so no backend passes by declining.
-  kDeclined,
-};
-inline constexpr Verdict kAllVerdicts[] = {
-    Verdict::kPassed,           Verdict::kFailed,  Verdict::kMistrusted, Verdict::kUnimplemented,
-    Verdict::kNondeterministic, Verdict::kSkipped, Verdict::kXfail,      Verdict::kXpass,
-    Verdict::kDeclined};
-/// "PASSED", "FAILED", "MISTRUSTED", "UNIMPLEMENTED", "NONDETERMINISTIC", "SKIPPED", "XFAIL",
-/// "XPASS", "DECLINED".
-std::string_view verdict_name(Verdict v);
-/// Inverse of verdict_name; nullopt for an unknown name.
-std::optional<Verdict> verdict_from_name(std::string_view name);
-/// True for the verdicts that make a run fail (FAILED, MISTRUSTED, NONDETERMINISTIC, DECLINED;
-/// XPASS too when strict).
-bool is_failure(Verdict v, bool strict = false);
 
 /// One comparison made for a case: against its expect block, or against the reference.
 struct Check {
   std::string against;  ///< "expect" or "reference"
-  compare::Verdict result;
+  compare::Comparison result;
 };
 
 /// An input's dtype and shape, for reports.
@@ -236,8 +206,9 @@ std::string summary_table(const Report& r);
 /// A report read back from its JSON (the inverse of report_to_json for everything but the
 /// derived totals, per_op and matrix, which are recomputed); an error names the bad field.
 Expected<Report> report_from_json(const nlohmann::json& j);
-/// Read and parse a JSON report file.
-Expected<Report> read_json_report(const std::string& path);
+/// Read and parse a JSON report file (a regular file of at most max_bytes; bounded parser).
+Expected<Report> read_json_report(const std::string& path,
+                                  int64_t max_bytes = kDefaultMaxCaseBytes);
 
 /// Write a report to a file (kInternal when the file cannot be written; parent directories are
 /// created). Written atomically (reports/atomic_file.h); errors name the errno.

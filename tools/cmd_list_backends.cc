@@ -1,7 +1,7 @@
 // `gscheck list-backends`: each backend of this build and the contract it declares.
 #include <cstdio>
 
-#include "backends/backend.h"
+#include "backends/registry.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
 

@@ -3,9 +3,9 @@
 #include <fstream>
 
 #include "reports/combine.h"
-#include "tools/case_check.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
+#include "tools/run_output.h"
 
 namespace gscheck::tools {
 namespace {

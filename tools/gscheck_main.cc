@@ -25,9 +25,7 @@ constexpr Command kCommands[] = {
     {"known-failures", cmd_known_failures,
      "check a known-failures file: unused, too wide, or forgiving injected bugs"},
     {"list-backends", cmd_list_backends, "list the backends of this build and their contracts"},
-#if defined(GSCHECK_HAVE_EXPORT)
     {"export", cmd_export, "write seeded cases with the reference's outcome as case files"},
-#endif
 };
 // ---- End of the command table.
 

@@ -37,4 +37,13 @@ Expected<PluginOptions> plugin_options(const ParsedArgs& parsed, int64_t max_byt
   return o;
 }
 
+Expected<std::unique_ptr<Backend>> make_named_backend(const std::string& name, int64_t max_bytes,
+                                                      PluginOptions plugin) {
+  if (name.starts_with("plugin:") && name.size() > 7) {
+    plugin.max_output_bytes = max_bytes;
+    return make_plugin_backend(name.substr(7), plugin);
+  }
+  return make_backend(name, max_bytes);
+}
+
 }  // namespace gscheck::tools

@@ -1,12 +1,12 @@
-// The plugin options of `gscheck run` and `gscheck eval` (--jobs, --timeout, --isolate), and the
-// ordered parallel loop that --jobs drives.
+// The plugin options of `gscheck run` and `gscheck eval` (--jobs, --timeout, --isolate).
 #pragma once
 
-#include <cstddef>
-#include <functional>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "backends/plugin_backend.h"
+#include "backends/registry.h"
 #include "tools/cli_args.h"
 
 namespace gscheck::tools {
@@ -26,12 +26,9 @@ std::vector<OptionSpec> plugin_option_specs();
 /// The plugin options from a parsed line; max_bytes is the run's --max-bytes.
 Expected<PluginOptions> plugin_options(const ParsedArgs& parsed, int64_t max_bytes);
 
-/// Calls work(i) for i in [0, n) on `jobs` threads and emit(result) in index order, as soon as
-/// each result and all before it are ready. jobs <= 1 runs everything on this thread.
-template <class R>
-void for_each_ordered(std::size_t n, int jobs, const std::function<R(std::size_t)>& work,
-                      const std::function<void(R&&)>& emit);
+/// The backend named on the command line: a registry name, or plugin:PATH made with the plugin
+/// options (whose byte budget becomes max_bytes). Every backend gets the budget.
+Expected<std::unique_ptr<Backend>> make_named_backend(const std::string& name, int64_t max_bytes,
+                                                      PluginOptions plugin = {});
 
 }  // namespace gscheck::tools
-
-#include "tools/plugin_flags_impl.h"

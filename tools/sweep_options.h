@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "backends/backend.h"
+#include "backends/registry.h"
 #include "properties/sample.h"
 
 namespace gscheck::tools {

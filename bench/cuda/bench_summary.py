@@ -4,7 +4,7 @@ and ours/peer for each peer library that ran the row (ratio > 1: ours is faster)
 
   bench_summary.py --bench bench.json [--peers peers.json]
 A rows file without results (cuda_bench --list-json, the dry run) prints the table with '-'.
-Targets (issue 8, checked here, not in a timed test): gather and gather_nd >= 0.85 x copy from
+Targets (checked here, not in a timed test): gather and gather_nd >= 0.85 x copy from
 512 B slices and faster than every peer; hot-key scatter add within 3x of its byte bound.
 """
 import argparse

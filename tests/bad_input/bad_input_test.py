@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Hostile inputs for the gscheck CLI (issue 10): each must give a clear error, never a crash,
+"""Hostile inputs for the gscheck CLI: each must give a clear error, never a crash,
 hang, sanitizer report or unbounded memory; reports must be whole whatever happens to the run.
 
   bad_input_test.py --gscheck BUILD/tools/gscheck [--sanitized] [--heavy]

@@ -35,7 +35,7 @@ Case scatter(Op op, Semantics sem, Tensor tensor, Tensor indices, Tensor updates
   return c;
 }
 
-void expect_rejected(const Verdict& v, const std::string& why) {
+void expect_rejected(const Comparison& v, const std::string& why) {
   EXPECT_FALSE(v.pass) << "accepted: " << v.summary;
   EXPECT_NE(v.summary.find(why), std::string::npos) << v.summary;
 }
@@ -141,7 +141,7 @@ TEST(CompareRules, OneFlippedBitInOneElement) {
   const Tensor want = Tensor::from_values<int32_t>(Shape{2, 3}, {1, 2, 3, 4, 5, 6});
   Tensor got = want;
   got.data_as<int32_t>()[4] ^= 1;
-  const Verdict v = compare_outcomes(c, want, got);
+  const Comparison v = compare_outcomes(c, want, got);
   expect_rejected(v, "1 of 6 elements differ");
   EXPECT_EQ(v.mismatch_count, 1);
 }

@@ -73,7 +73,7 @@ TEST(Compare, ErrorsByClassAndMessage) {
   const Case c = gather_case();
   const Outcome e = bad_index("indices[0] = 5 is not in [0, 3)");
   EXPECT_TRUE(compare_outcomes(c, e, bad_index("indices[0] = 5 is not in [0, 3)")).pass);
-  Verdict v = compare_outcomes(c, e, bad_index("index 5 out of range"));
+  Comparison v = compare_outcomes(c, e, bad_index("index 5 out of range"));
   EXPECT_FALSE(v.pass);
   EXPECT_NE(v.summary.find("message differs"), std::string::npos) << v.summary;
   Options lax;
@@ -91,7 +91,7 @@ TEST(Compare, ErrorsByClassAndMessage) {
 TEST(Compare, GatherIsBitExactIncludingSignedZeroAndNanPayloads) {
   const Case c = gather_case();
   EXPECT_TRUE(compare_outcomes(c, floats({3, 1}), floats({3, 1})).pass);
-  Verdict v = compare_outcomes(c, floats({0.0f, 1}), floats({-0.0f, 1}));
+  Comparison v = compare_outcomes(c, floats({0.0f, 1}), floats({-0.0f, 1}));
   EXPECT_FALSE(v.pass);
   ASSERT_EQ(v.mismatches.size(), 1u);
   EXPECT_EQ(v.mismatches[0].index, (std::vector<int64_t>{0}));
@@ -110,7 +110,7 @@ TEST(Compare, MismatchesCarryMultiIndexAndAreCapped) {
   for (int i = 0; i < 12; ++i) g.data_as<int32_t>()[i] = i >= 5 ? 7 : 0;
   Options opts;
   opts.max_mismatches = 3;
-  Verdict v = compare_outcomes(c, e, g, opts);
+  Comparison v = compare_outcomes(c, e, g, opts);
   EXPECT_FALSE(v.pass);
   EXPECT_EQ(v.mismatch_count, 7);
   ASSERT_EQ(v.mismatches.size(), 3u);
@@ -125,7 +125,7 @@ TEST(Compare, UpdateDuplicatesAreSetValuedOnlyUnderGpuSemantics) {
       scatter_case(Op::kTensorScatterUpdate, Semantics::kTfGpu, {0, 0, 0, 0}, {10, 20, 30});
   const Outcome ref = floats({0, 20, 0, 30});  // last row wins in the reference
   EXPECT_TRUE(compare_outcomes(gpu, ref, floats({0, 10, 0, 30})).pass);
-  Verdict v = compare_outcomes(gpu, ref, floats({0, 0, 0, 30}));  // the original is no winner
+  Comparison v = compare_outcomes(gpu, ref, floats({0, 0, 0, 30}));  // the original is no winner
   EXPECT_FALSE(v.pass);
   EXPECT_EQ(v.mismatches[0].expected, "one of {10, 20}");
   EXPECT_FALSE(compare_outcomes(gpu, ref, floats({0, 30, 0, 30})).pass);  // another row's value
@@ -145,7 +145,7 @@ TEST(Compare, SetValuedPerElementOfASlice) {
   c.indices = Tensor::from_values<int64_t>(Shape{2, 1}, {0, 0});
   c.updates = Tensor::from_values<int32_t>(Shape{2, 2}, {1, 2, 3, 4});
   const Outcome ref = Tensor::from_values<int32_t>(Shape{2, 2}, {3, 4, 5, 6});
-  Verdict v = compare_outcomes(c, ref, Tensor::from_values<int32_t>(Shape{2, 2}, {3, 2, 5, 6}));
+  Comparison v = compare_outcomes(c, ref, Tensor::from_values<int32_t>(Shape{2, 2}, {3, 2, 5, 6}));
   EXPECT_TRUE(v.pass) << v.summary;
   EXPECT_EQ(v.summary, "matches: 1 bit-exact, 2 untouched, 1 one of the colliding updates");
 }
@@ -155,7 +155,7 @@ TEST(Compare, UntouchedElementsMustKeepTheStartingBits) {
       scatter_case(Op::kTensorScatterAdd, Semantics::kTfGpu, {-0.0f, 1, 2, 3}, {1, 1, 1});
   const Outcome ref = floats({-0.0f, 3, 2, 4});
   EXPECT_TRUE(compare_outcomes(gpu, ref, floats({-0.0f, 3, 2, 4})).pass);
-  Verdict v = compare_outcomes(gpu, ref, floats({0.0f, 3, 2, 4}));
+  Comparison v = compare_outcomes(gpu, ref, floats({0.0f, 3, 2, 4}));
   EXPECT_FALSE(v.pass);
   EXPECT_EQ(v.mismatches[0].expected, "-0 (untouched)");
   // Checked against the case's own tensor, not the reference: a reference that wrote to an
@@ -179,7 +179,7 @@ TEST(Compare, FloatAddDuplicatesWithinTheSummationBound) {
       scatter_case(Op::kTensorScatterAdd, Semantics::kTfGpu, {0, 1, 0, 0}, {1e8f, -1e8f, 5});
   const Outcome ref = floats({0, 0, 0, 5});
   EXPECT_TRUE(compare_outcomes(gpu, ref, floats({0, 1, 0, 5})).pass);
-  Verdict v = compare_outcomes(gpu, ref, floats({0, 1, 0, 5}));
+  Comparison v = compare_outcomes(gpu, ref, floats({0, 1, 0, 5}));
   EXPECT_EQ(v.summary, "matches: 1 bit-exact, 2 untouched, 1 within the summation-order bound");
   v = compare_outcomes(gpu, ref, floats({0, 30, 0, 5}));
   EXPECT_FALSE(v.pass);
@@ -312,7 +312,7 @@ TEST(Compare, MinMaxWithNanAcceptsWhatTheStepsReturnNeverAThird) {
   const Outcome ref = floats({0, 3, 0, 0});
   EXPECT_TRUE(compare_outcomes(c, ref, floats({0, kNaN, 0, 0})).pass);
   EXPECT_FALSE(compare_outcomes(c, ref, floats({0, 5, 0, 0})).pass);
-  Verdict v = compare_outcomes(c, ref, floats({0, 4, 0, 0}));
+  Comparison v = compare_outcomes(c, ref, floats({0, 4, 0, 0}));
   EXPECT_FALSE(v.pass);
   EXPECT_EQ(v.mismatches[0].expected.rfind("one of {3, nan(", 0), 0u) << v.mismatches[0].expected;
   EXPECT_FALSE(compare_outcomes(c, ref, floats({0, std::bit_cast<float>(0x7fc00001u), 0, 0})).pass);
@@ -354,7 +354,7 @@ TEST(Compare, CheckExpect) {
   err.error_class = ErrorClass::kBadIndex;
   err.error_regex = "is not in \\[0, 3\\)$";
   EXPECT_TRUE(check_expect(c, err, bad_index("indices[1] = 7 is not in [0, 3)")).pass);
-  Verdict v = check_expect(c, err, bad_index("indices[1] = 7 is not in [0, 4)"));
+  Comparison v = check_expect(c, err, bad_index("indices[1] = 7 is not in [0, 4)"));
   EXPECT_FALSE(v.pass);
   EXPECT_NE(v.summary.find("got message"), std::string::npos) << v.summary;
   EXPECT_FALSE(check_expect(c, err, invalid_argument("indices[1] = 7 is not in [0, 3)")).pass);

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/backend.h"
+#include "backends/registry.h"
 #include "compare/compare.h"
 #include "core/case_json.h"
 #include "properties/sample.h"
@@ -35,7 +35,7 @@ inline SweepCounts sweep_against_reference(Backend& b, const std::vector<Case>& 
     const Outcome want = reference::run(c);
     ++n.compared;
     if (!want.ok()) ++n.errors;
-    const compare::Verdict v = compare::compare_outcomes(c, want, got, opts);
+    const compare::Comparison v = compare::compare_outcomes(c, want, got, opts);
     if (!v.pass) {
       ++n.failed;
       if (n.failed <= 5) {

@@ -68,7 +68,7 @@ TEST(CudaEmuGolden, EveryClaimedGoldenCasePasses) {
     const Outcome got = b->run(f->c);
     if (!got.ok() && got.error().cls == ErrorClass::kUnimplemented) continue;
     ++checked;
-    const compare::Verdict v = compare::check_expect(f->c, *f->expect, got, opts);
+    const compare::Comparison v = compare::check_expect(f->c, *f->expect, got, opts);
     EXPECT_TRUE(v.pass) << path << ": " << v.summary;
   }
   EXPECT_GT(checked, 0) << "no golden case was claimed by cuda-emu";

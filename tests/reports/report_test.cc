@@ -397,7 +397,7 @@ TEST(Report, UtcNow) {
   EXPECT_EQ(now.back(), 'Z');
 }
 
-// Only XML 1.0 characters come out (issue 10: U+FFFE/U+FFFF, surrogates and overlong forms
+// Only XML 1.0 characters come out (U+FFFE/U+FFFF, surrogates and overlong forms
 // passed the escaper and junitparser/xmllint rejected the file).
 TEST(Report, XmlEscapeEmitsOnlyXmlCharacters) {
   EXPECT_EQ(xml_escape("a<b>&\"'"), "a&lt;b&gt;&amp;&quot;&apos;");

@@ -1,4 +1,4 @@
-#include "tools/run_guard.h"
+#include "harness/run_guard.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
-namespace gscheck::tools {
+namespace gscheck::harness {
 namespace {
 
 sigset_t run_signals() {
@@ -91,4 +91,4 @@ void RunGuard::watch() {
   }
 }
 
-}  // namespace gscheck::tools
+}  // namespace gscheck::harness

@@ -1,6 +1,6 @@
 """Unit tests of tools/tf_crosscheck.py that need numpy and ml_dtypes but not TensorFlow.
 
-Run: python -m unittest discover -s tools/tests   (scripts/tf_crosscheck.sh runs them first)
+Run: python tests/tools/tf_crosscheck_test.py   (scripts/tf_crosscheck.sh runs them first)
 """
 
 import base64
@@ -9,7 +9,7 @@ import sys
 import unittest
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 
 import numpy as np  # noqa: E402
 

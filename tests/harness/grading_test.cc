@@ -1,4 +1,4 @@
-// The grading rules a vendor relies on (issue 9, item 3): which messages are compared, what a
+// The grading rules a vendor relies on: which messages are compared, what a
 // reference refusal may hide, crashes in repeats, and known failures (XFAIL / XPASS).
 #include <gtest/gtest.h>
 
@@ -6,11 +6,12 @@
 #include <limits>
 #include <tuple>
 
+#include "harness/checker.h"
+#include "harness/judge.h"
 #include "reports/known_failures.h"
 #include "reports/known_failures_lint.h"
-#include "tools/case_check.h"
 
-namespace gscheck::tools {
+namespace gscheck::harness {
 namespace {
 
 using reports::Verdict;
@@ -434,9 +435,9 @@ TEST(Grading, ShippedTensorFlowFile) {
 }
 
 }  // namespace
-}  // namespace gscheck::tools
+}  // namespace gscheck::harness
 
-namespace gscheck::tools {
+namespace gscheck::harness {
 namespace {
 
 // Determinism is judged on what the contract grades: a backend that does not promise TensorFlow's
@@ -458,4 +459,4 @@ TEST(Grading, RepeatsDifferingOnlyInUngradedMessagesAreDeterministic) {
 }
 
 }  // namespace
-}  // namespace gscheck::tools
+}  // namespace gscheck::harness

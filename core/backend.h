@@ -1,16 +1,16 @@
-// The interface every implementation under test satisfies: reference, cuda, cuda-emu, plugins.
+// The interface every implementation under test satisfies (reference, cuda, cuda-emu, plugins),
+// what it claims to implement (the contract it is graded against), and the one check of a case
+// against that contract: every caller that decides "is this case the backend's business" uses
+// admit() (the grader, the fuzzers, the properties and the backends themselves).
 #pragma once
 
-#include <memory>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "core/case.h"
 
 namespace gscheck {
 
-/// What a backend claims to implement: the contract it is graded against.
 struct Capabilities {
   std::string name;                  ///< registry name, e.g. "cuda-emu"
   std::vector<Op> ops;               ///< ops it implements
@@ -25,10 +25,13 @@ struct Capabilities {
   bool tf_bad_index_messages = false;
   /// Half types (float16, bfloat16) accumulated in float32 (widens the summation bound).
   bool accumulates_half_in_float = false;
-
-  /// True when op, params/updates dtype, index dtype, semantics and API level of c are claimed.
-  bool supports(const Case& c) const;
 };
+
+/// OK when the op, the element dtype (params for gathers, the starting tensor or else the
+/// updates for scatters), the index dtype, the semantics and the API level of c are all claimed;
+/// else kUnimplemented naming the first one that is not, in that order: "outside the backend's
+/// capabilities: <why>".
+Status admit(const Capabilities& caps, const Case& c);
 
 /// An implementation of the ops. run() never throws and never aborts on bad input: every
 /// failure is an Error outcome (ErrorClass::kUnimplemented for cases outside its capabilities).
@@ -38,12 +41,5 @@ class Backend {
   virtual const Capabilities& capabilities() const = 0;
   virtual Outcome run(const Case& c) = 0;
 };
-
-/// Names of the backends this build offers ("reference", "cuda-emu", "cuda" where built).
-std::vector<std::string> backend_names();
-/// Create a backend by name; an unknown name or an unavailable device is an error naming why.
-/// max_bytes is the memory budget for one case's output (--max-bytes), given to every backend.
-Expected<std::unique_ptr<Backend>> make_backend(std::string_view name,
-                                                int64_t max_bytes = kDefaultMaxCaseBytes);
 
 }  // namespace gscheck

@@ -12,7 +12,7 @@
 #include <string>
 #include <thread>
 
-namespace gscheck::tools {
+namespace gscheck::harness {
 
 /// Block SIGINT, SIGTERM and SIGHUP in the calling thread, so threads created afterwards (the
 /// backends' workers) inherit the mask and only RunGuard's thread takes them; ignore SIGPIPE.
@@ -53,4 +53,4 @@ class RunGuard {
   std::thread thread_;
 };
 
-}  // namespace gscheck::tools
+}  // namespace gscheck::harness

@@ -1,4 +1,4 @@
-// for_each_ordered (tools/plugin_flags.h).
+// for_each_ordered (harness/ordered.h).
 #pragma once
 
 #include <atomic>
@@ -6,8 +6,9 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <vector>
 
-namespace gscheck::tools {
+namespace gscheck::harness {
 
 template <class R>
 void for_each_ordered(std::size_t n, int jobs, const std::function<R(std::size_t)>& work,
@@ -45,4 +46,4 @@ void for_each_ordered(std::size_t n, int jobs, const std::function<R(std::size_t
   for (auto& t : threads) t.join();
 }
 
-}  // namespace gscheck::tools
+}  // namespace gscheck::harness

@@ -1,0 +1,275 @@
+#include "harness/checker.h"
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+#include <new>
+#include <optional>
+
+#include "compare/elements.h"
+#include "core/case_json.h"
+#include "harness/explain.h"
+#include "harness/judge.h"
+#include "harness/regression.h"
+
+namespace gscheck::harness {
+
+using reports::CaseResult;
+using reports::Verdict;
+
+int default_repeat(const std::string& backend_name) {
+  return backend_name.starts_with("plugin:") ? 2 : 1;
+}
+
+CaseChecker::CaseChecker(Backend& backend, Backend* reference, CheckOptions opts)
+    : backend_(backend), reference_(reference), opts_(std::move(opts)) {}
+
+namespace {
+
+// A result for a case that ran out of memory (std::bad_alloc anywhere in checking it): a memory
+// budget is not a wrong answer, so SKIPPED, with resource_exhausted as the outcome.
+CaseResult out_of_memory(CaseResult r, const std::string& where) {
+  r.verdict = Verdict::kSkipped;
+  r.outcome = "error resource_exhausted: out of memory (std::bad_alloc) " + where;
+  r.reason = "out of memory (std::bad_alloc) " + where + "; try a smaller --max-bytes";
+  r.checks.clear();
+  return r;
+}
+
+CaseResult file_result(const std::string& path, const std::string& backend) {
+  CaseResult r;
+  r.name = path;
+  r.file = path;
+  r.backend = backend;
+  r.repro = replay_command(backend, path);
+  return r;
+}
+
+// run() must not throw; one that does is a failed case (*threw set), not the end of the run.
+Outcome run_guarded(Backend& b, const Case& c, bool* threw = nullptr) {
+  try {
+    return b.run(c);
+  } catch (const std::bad_alloc&) {
+    return Error{ErrorClass::kResourceExhausted, "the backend ran out of memory (std::bad_alloc)"};
+  } catch (const std::exception& e) {
+    if (threw) *threw = true;
+    return Error{ErrorClass::kInternal, std::string("the backend threw an exception: ") + e.what()};
+  }
+}
+
+// The verdict of run 1 alone, where it settles the case: a backend that threw is FAILED, a memory
+// budget refusal (not expected by the case) SKIPPED.
+bool settled_by_first_run(const CaseFile& f, const Outcome& got, bool threw, CaseResult& r) {
+  if (threw) {
+    r.verdict = Verdict::kFailed;
+    r.reason = got.error().message;
+    return true;
+  }
+  const bool expects_budget_error =
+      f.expect && f.expect->error_class == ErrorClass::kResourceExhausted;
+  if (!got.ok() && got.error().cls == ErrorClass::kResourceExhausted && !expects_budget_error) {
+    r.verdict = Verdict::kSkipped;
+    r.reason = "the backend refused it: " + got.error().message;
+    return true;
+  }
+  return false;
+}
+
+// The expect block the backend is graded by: TF's message text only where the contract has it
+// (a backend with tf_messages, and an invalid_argument or bad_index expectation).
+const Expect* graded_expect(const CaseFile& f, const compare::Options& opts,
+                            std::optional<Expect>& stripped) {
+  if (f.expect && f.expect->error_regex &&
+      !(f.expect->error_class && compare::messages_graded(opts, *f.expect->error_class))) {
+    stripped = *f.expect;  // an error expectation: no tensor to copy
+    stripped->error_regex.reset();
+    return &*stripped;
+  }
+  return f.expect ? &*f.expect : nullptr;
+}
+
+// The reference's outcome as evidence. Returns false when the case is SKIPPED because the
+// reference cannot grade it (over its budget) and nothing else can.
+bool consult_reference(Backend& reference, Evidence& ev, std::optional<Outcome>& want,
+                       CaseResult& r) {
+  const Case& c = ev.f.c;
+  const Outcome& got = ev.runs.front();
+  try {
+    want = reference.run(c);
+  } catch (const std::bad_alloc&) {
+    want =
+        Error{ErrorClass::kResourceExhausted, "the reference ran out of memory (std::bad_alloc)"};
+  }
+  const bool got_refused = !got.ok() && got.error().cls == ErrorClass::kResourceExhausted;
+  if (!want->ok() && want->error().cls == ErrorClass::kResourceExhausted && !got_refused) {
+    // The reference cannot grade the case, but its expect block and a crash still can.
+    const bool expect_failed =
+        ev.graded && !compare::check_expect(c, *ev.graded, got, ev.opts).pass;
+    if (!expect_failed && !backend_failure(ev, got)) {
+      r.verdict = Verdict::kSkipped;
+      r.reason = "the reference refused it: " + want->error().message;
+      return false;
+    }
+    ev.reference_refused = want->error().message;
+    want.reset();
+    return true;
+  }
+  if (ev.f.expect) {
+    const auto ref_vs_expect = compare::check_expect(c, *ev.f.expect, *want);
+    if (!ref_vs_expect.pass)
+      ev.mistrust = "the reference fails this case's expect: " + ref_vs_expect.summary;
+  }
+  ev.want = &*want;
+  return true;
+}
+
+// `known-failures check`: on a case the backend got right, would the file forgive an injected
+// bug? Each entry that would is recorded as absorbing it.
+void lint_injected_bugs(const reports::KnownFailures& known, const Evidence& ev,
+                        const CaseResult& r, reports::CaseResult::KnownLint& lint) {
+  for (auto& [kind, bad] : injected_bugs(ev)) {
+    std::vector<Outcome> fake;
+    fake.push_back(std::move(bad));
+    const Evidence with_fake{ev.f,        ev.graded,           ev.want,
+                             fake,        ev.deterministic,    ev.opts,
+                             ev.mistrust, ev.reference_refused};
+    const Judged jj = judge(with_fake);
+    const Explanation xx = explain(known, with_fake, jj, r.name, r.file);
+    if (xx.verdict == Verdict::kXfail)
+      for (std::size_t i : xx.entries) lint.absorbed.emplace_back(i, kind);
+  }
+}
+
+// Known failures turn an explained failure into XFAIL and a declared-failing pass into XPASS.
+void apply_known_failures(const reports::KnownFailures& known, bool lint, const Evidence& ev,
+                          const Judged& j, CaseResult& r) {
+  Explanation x = explain(known, ev, j, r.name, r.file);
+  r.explained = std::move(x.explained);
+  r.unexplained = std::move(x.unexplained);
+  if (x.verdict == Verdict::kXfail || x.verdict == Verdict::kXpass) {
+    std::string ids;
+    for (std::size_t i : x.entries) ids += (ids.empty() ? "" : ", ") + known.entries[i].id;
+    const reports::KnownFailure& first = known.entries[x.entries.front()];
+    r.known = CaseResult::Known{r.verdict, ids, first.reason, first.link};
+    const std::string entry = ids + ": " + first.reason + ", " + first.link;
+    r.reason = x.verdict == Verdict::kXfail
+                   ? "known failure (" + entry + "): " + r.reason
+                   : "declared a known failure (" + entry + ") but passed: " + r.reason;
+    r.verdict = x.verdict;
+  } else if (!r.unexplained.empty() && !r.explained.empty()) {
+    r.reason += " (" + std::to_string(r.unexplained.size()) +
+                " kind(s) of difference no known failure explains)";
+  }
+  if (!lint) return;
+  if (j.verdict == Verdict::kPassed) lint_injected_bugs(known, ev, r, x.lint);
+  r.lint = std::move(x.lint);
+}
+
+}  // namespace
+
+CaseResult CaseChecker::check_file(const std::string& path) {
+  try {
+    return check_file_unguarded(path);
+  } catch (const std::bad_alloc&) {
+    return out_of_memory(file_result(path, backend_.capabilities().name),
+                         "while loading or checking " + path);
+  }
+}
+
+CaseResult CaseChecker::check_case(const CaseFile& f, const std::string& file) {
+  try {
+    return grade(f, file);
+  } catch (const std::bad_alloc&) {
+    CaseResult r;
+    reports::describe_case(f.c, r);
+    r.file = file;
+    r.backend = backend_.capabilities().name;
+    r.repro = file.empty() ? opts_.sweep_repro : "gscheck eval " + shell_quote(file);
+    return out_of_memory(std::move(r), "while checking the case");
+  }
+}
+
+CaseResult CaseChecker::check_file_unguarded(const std::string& path) {
+  auto f = load_case_file(path, opts_.max_bytes);
+  if (f.ok()) return check_case(*f, path);
+  CaseResult r = file_result(path, backend_.capabilities().name);
+  r.outcome = "not run";
+  r.reason = f.error().message;
+  r.verdict =
+      f.error().cls == ErrorClass::kResourceExhausted ? Verdict::kSkipped : Verdict::kFailed;
+  return r;
+}
+
+CaseResult CaseChecker::grade(const CaseFile& f, const std::string& file) {
+  const Case& c = f.c;
+  const Capabilities& caps = backend_.capabilities();
+  CaseResult r;
+  reports::describe_case(c, r);
+  r.file = file;
+  r.backend = caps.name;
+  r.repro = file.empty() ? opts_.sweep_repro : replay_command(caps.name, file, opts_.repeat);
+  if (Status admitted = admit(caps, c); !admitted.ok()) {
+    r.verdict = Verdict::kUnimplemented;
+    r.outcome = "not run";
+    r.reason = admitted.error().message;
+    return r;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<Outcome> runs;
+  bool threw = false;
+  runs.push_back(run_guarded(backend_, c, &threw));
+  ++r.runs;
+  const Outcome& got = runs.front();
+  r.elapsed_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  r.outcome = reports::outcome_summary(got);
+  if (settled_by_first_run(f, got, threw, r)) return r;
+
+  Evidence ev{f, nullptr, nullptr, runs, caps.deterministic, compare::options_for(caps), "", ""};
+  std::optional<Expect> stripped;
+  ev.graded = graded_expect(f, ev.opts, stripped);
+  std::optional<Outcome> want;
+  if (reference_ && reference_ != &backend_ && !consult_reference(*reference_, ev, want, r))
+    return r;
+  for (int run = 2; run <= opts_.repeat; ++run, ++r.runs) runs.push_back(run_guarded(backend_, c));
+
+  Judged j = judge(ev);
+  r.verdict = j.verdict;
+  r.reason = j.reason;
+  r.differing_runs = j.differing_runs;
+  if (opts_.known_failures) apply_known_failures(*opts_.known_failures, opts_.lint, ev, j, r);
+  r.checks = std::move(j.checks);
+
+  // A failing generated case becomes a regression: the reference's outcome as its expect.
+  if (file.empty() && reports::is_failure(r.verdict) && !opts_.failed_cases_dir.empty() && want) {
+    auto path =
+        save_regression(opts_.failed_cases_dir, {c, *want, opts_.found_by, caps.name, r.reason});
+    if (path.ok()) r.repro = replay_command(caps.name, *path, opts_.repeat);
+  }
+  return r;
+}
+
+std::string result_text(const CaseResult& r) {
+  std::string verdict(reports::verdict_name(r.verdict));
+  verdict.resize(std::max<std::size_t>(verdict.size(), 13), ' ');
+  std::string s = verdict + " " + r.name + "  " + r.outcome;
+  if (r.verdict == Verdict::kPassed) return s + "\n";
+  s += "\n    " + r.reason + "\n";
+  for (const auto& ch : r.checks) {
+    if (ch.result.pass) continue;
+    for (const auto& m : ch.result.mismatches)
+      s += "    at " + compare::format_index(m.index) + ": expected " + m.expected + ", got " +
+           m.got + "\n";
+  }
+  for (const auto& d : r.explained)
+    s += "    explained by " + d.entry + ": " + std::to_string(d.count) + " difference(s), e.g. " +
+         d.example + "\n";
+  for (const auto& d : r.unexplained)
+    s += "    unexplained: " + std::to_string(d.count) + " difference(s), e.g. " + d.example + "\n";
+  if (reports::is_failure(r.verdict) || r.verdict == Verdict::kXfail ||
+      r.verdict == Verdict::kXpass)
+    s += "    repro: " + r.repro + "\n";
+  return s;
+}
+
+}  // namespace gscheck::harness

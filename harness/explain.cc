@@ -1,0 +1,110 @@
+#include "harness/explain.h"
+
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+
+namespace gscheck::harness {
+
+using reports::Difference;
+using reports::Verdict;
+
+Explanation explain(const reports::KnownFailures& known, const Evidence& ev, const Judged& j,
+                    const std::string& name, const std::string& file) {
+  Explanation x{j.verdict, {}, {}, {}, {}};
+  const reports::CaseView view(ev.f.c, ev.want, ev.f.expect ? &*ev.f.expect : nullptr);
+  std::vector<bool> selected(known.entries.size());
+  for (std::size_t i = 0; i < known.entries.size(); ++i) {
+    selected[i] = reports::selects(known.entries[i], view, name, file);
+    if (selected[i]) x.lint.selected.push_back(i);
+  }
+  if (j.verdict == Verdict::kPassed) {
+    // Only an entry naming cases promises they fail; one selecting by what cases are allows.
+    for (std::size_t i : x.lint.selected) {
+      const reports::KnownFailure& e = known.entries[i];
+      if (e.case_pattern != "*" && (e.forgives != reports::Forgive::kElements ||
+                                    e.element_rule == reports::ElementRule::kAnyValue))
+        x.entries.push_back(i);
+    }
+    if (!x.entries.empty()) x.verdict = Verdict::kXpass;
+    return x;
+  }
+  if (!reports::is_failure(j.verdict) || j.verdict == Verdict::kMistrusted) return x;
+  std::vector<int64_t> used(known.entries.size(), 0);
+  auto group = [](std::vector<reports::CaseResult::Differences>& list, const std::string& key,
+                  const std::string& text) {
+    for (auto& g : list)
+      if (g.entry == key) {
+        ++g.count;
+        return;
+      }
+    list.push_back({key, 1, text});
+  };
+  for (const Difference& d : j.differences) {
+    const std::vector<std::size_t> by = reports::explaining(known, selected, view, d);
+    if (by.empty()) {
+      // Unexplained groups are keyed by kind (entry stays "" in the report).
+      auto it = std::find_if(x.unexplained.begin(), x.unexplained.end(), [&](const auto& g) {
+        return g.example.rfind(std::string(reports::difference_kind_name(d.kind)) + ": ", 0) == 0;
+      });
+      if (it != x.unexplained.end()) {
+        ++it->count;
+      } else {
+        x.unexplained.push_back(
+            {"", 1, std::string(reports::difference_kind_name(d.kind)) + ": " + d.text});
+      }
+      continue;
+    }
+    ++used[by.front()];
+    group(x.explained, known.entries[by.front()].id, d.text);
+    for (std::size_t k = 1; k < by.size(); ++k) x.lint.overlaps.emplace_back(by.front(), by[k]);
+  }
+  for (std::size_t i = 0; i < used.size(); ++i)
+    if (used[i] > 0) {
+      x.entries.push_back(i);
+      x.lint.used.emplace_back(i, used[i]);
+    }
+  if (!j.differences.empty() && x.unexplained.empty()) x.verdict = Verdict::kXfail;
+  return x;
+}
+
+// The injected bugs `known-failures check` tries on a case the backend got right: a known-failures
+// file that would forgive one there is wider than the failures it explains.
+std::vector<std::pair<std::string, Outcome>> injected_bugs(const Evidence& ev) {
+  std::vector<std::pair<std::string, Outcome>> out;
+  out.emplace_back(
+      "abort", Error{ErrorClass::kInternal, "plugin crashed with signal 6 (Aborted) [injected]"});
+  out.emplace_back("declined", Error{ErrorClass::kUnimplemented, "declined [injected]"});
+  bool output = false;
+  const auto cls = expected_error_class(ev, &output);
+  out.emplace_back("wrong class",
+                   Error{cls == ErrorClass::kInvalidArgument ? ErrorClass::kBadIndex
+                                                             : ErrorClass::kInvalidArgument,
+                         "wrong class [injected]"});
+  if (cls != ErrorClass::kBadIndex)
+    out.emplace_back("false bad_index",
+                     Error{ErrorClass::kBadIndex, "indices[0] = 7 is not in [0, 4) [injected]"});
+  const Outcome& got = ev.runs.front();
+  if (got.ok() && got.value().num_elements() > 0 && got.value().dtype() != DType::kString) {
+    Tensor wrong = got.value();
+    visit_dtype(wrong.dtype(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      T* p = wrong.template data_as<T>();
+      if constexpr (std::is_same_v<T, bool>) {
+        p[0] = !p[0];
+      } else if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
+        p[0] = T(std::isnan(to_float(p[0])) ? 1000.0f : to_float(p[0]) + 1000.0f);
+      } else if constexpr (std::is_floating_point_v<T>) {
+        p[0] = std::isnan(p[0]) ? T(1000) : p[0] + T(1000);
+      } else if constexpr (std::is_integral_v<T>) {
+        p[0] = static_cast<T>(p[0] + 1);
+      } else if constexpr (!std::is_same_v<T, std::string>) {  // complex
+        p[0] = T(std::isnan(p[0].real()) ? 1000 : p[0].real() + 1000, p[0].imag());
+      }
+    });
+    out.emplace_back("wrong value", std::move(wrong));
+  }
+  return out;
+}
+
+}  // namespace gscheck::harness

@@ -1,0 +1,110 @@
+#include "tools/run_output.h"
+
+#include <cstdio>
+
+#include "harness/checker.h"
+
+namespace gscheck::tools {
+
+using reports::Verdict;
+
+std::string known_failures_options(const ParsedArgs& parsed, harness::CheckOptions& opts,
+                                   std::optional<reports::KnownFailures>& known,
+                                   std::optional<reports::KnownFailuresLint>& lint) {
+  if (auto v = parsed.value("--known-failures")) {
+    auto k = reports::load_known_failures(*v);
+    if (!k.ok()) return k.error().message;
+    known = std::move(k).value();
+    opts.known_failures = &*known;
+  }
+  opts.lint = parsed.has("--lint-known-failures");
+  if (opts.lint && !known) return "--lint-known-failures needs --known-failures FILE";
+  if (opts.lint) lint.emplace(*known);
+  return "";
+}
+
+void CliSink::add(const reports::CaseResult& r) {
+  const bool failed = reports::is_failure(r.verdict, strict_);
+  failures_ += failed;
+  if (verbose_ || failed) {
+    if (progress_) progress_->clear();
+    std::fputs(harness::result_text(r).c_str(), stdout);
+    std::fflush(stdout);
+  }
+  if (Status st = stream_.add(r); !st.ok() && !spool_error_) spool_error_ = st.error();
+  if (lint_) lint_->add(r);
+  ++done_;
+  if (progress_) progress_->update(done_, failures_);
+}
+
+void CliSink::sweep_reached(int64_t positions, double sweep_elapsed_s) {
+  stream_.set_sweep_reached(positions, sweep_elapsed_s);
+}
+
+int CliSink::stop(const std::string& reason, double elapsed_s, int status) {
+  if (Status st = stream_.finish(elapsed_s, reason); !st.ok()) {
+    std::fprintf(stderr, "gscheck: %s\n", st.error().message.c_str());
+    return 3;
+  }
+  return status;
+}
+
+namespace {
+
+// The tables and the totals line; the exit status the counts give (0, or 1 on a failure).
+int print_totals(const reports::RunTally& tally, bool strict, bool table, bool matrix) {
+  if (matrix) std::fputs(reports::matrix_table(tally).c_str(), stdout);
+  if (table) std::fputs(reports::summary_table(tally).c_str(), stdout);
+  const reports::Totals& t = tally.totals();
+  std::string line = std::to_string(tally.cases()) + " cases:";
+  for (Verdict v : reports::kAllVerdicts) {
+    auto it = t.all.find(v);
+    if (it != t.all.end())
+      line += " " + std::to_string(it->second) + " " + std::string(reports::verdict_name(v));
+  }
+  std::printf("%s\n", line.c_str());
+  return t.failures(strict) > 0 ? 1 : 0;
+}
+
+}  // namespace
+
+int finish_run(reports::Report& report, const std::string& report_path,
+               const std::string& junit_path, bool table, bool matrix) {
+  int status = print_totals(reports::tally(report), report.run.strict, table, matrix);
+  if (!report_path.empty()) {
+    if (Status st = reports::write_json_report(report_path, report); !st.ok()) {
+      std::fprintf(stderr, "gscheck: %s\n", st.error().message.c_str());
+      status = 3;
+    }
+  }
+  if (!junit_path.empty()) {
+    if (Status st = reports::write_junit(junit_path, report); !st.ok()) {
+      std::fprintf(stderr, "gscheck: %s\n", st.error().message.c_str());
+      status = 3;
+    }
+  }
+  std::fflush(stdout);
+  return status;
+}
+
+bool print_lint(const reports::KnownFailuresLint& lint, const std::string& path) {
+  std::printf("known failures %s:\n%s", path.c_str(), lint.table().c_str());
+  const std::vector<std::string> findings = lint.findings();
+  for (const std::string& f : findings) std::printf("KNOWN-FAILURES %s\n", f.c_str());
+  std::printf("known-failures check: %zu finding(s)\n", findings.size());
+  std::fflush(stdout);
+  return !findings.empty();
+}
+
+int finish_stream(reports::ReportStream& stream, double elapsed_s, bool strict, bool table,
+                  bool matrix) {
+  int status = print_totals(stream.tally(), strict, table, matrix);
+  if (Status st = stream.finish(elapsed_s, ""); !st.ok()) {
+    std::fprintf(stderr, "gscheck: %s\n", st.error().message.c_str());
+    status = 3;
+  }
+  std::fflush(stdout);
+  return status;
+}
+
+}  // namespace gscheck::tools

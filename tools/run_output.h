@@ -1,0 +1,63 @@
+// What `gscheck run` and `eval` show and write: each result's text, progress, the streamed
+// reports, the known-failures lint, and the totals that give the exit status.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "harness/runner.h"
+#include "reports/known_failures_lint.h"
+#include "reports/report.h"
+#include "tools/cli_args.h"
+#include "tools/progress.h"
+
+namespace gscheck::tools {
+
+/// The CLI's result sink: prints failures (every result when verbose), redraws the progress,
+/// spools the reports and feeds the lint.
+class CliSink : public harness::ResultSink {
+ public:
+  CliSink(reports::ReportStream& stream, Progress* progress, reports::KnownFailuresLint* lint,
+          bool verbose, bool strict)
+      : stream_(stream), progress_(progress), lint_(lint), verbose_(verbose), strict_(strict) {}
+
+  void add(const reports::CaseResult& r) override;
+  void sweep_reached(int64_t positions, double sweep_elapsed_s) override;
+  int stop(const std::string& reason, double elapsed_s, int status) override;
+
+  int64_t done() const { return done_; }
+  int64_t failures() const { return failures_; }
+  /// The first error spooling a result, if any (the run's exit status is then 3).
+  const std::optional<Error>& spool_error() const { return spool_error_; }
+
+ private:
+  reports::ReportStream& stream_;
+  Progress* progress_;
+  reports::KnownFailuresLint* lint_;
+  bool verbose_, strict_;
+  int64_t done_ = 0, failures_ = 0;
+  std::optional<Error> spool_error_;
+};
+
+/// --known-failures FILE and --lint-known-failures: load the file into `known`, point opts at
+/// it and make the lint. Returns "" or the usage error's message.
+std::string known_failures_options(const ParsedArgs& parsed, harness::CheckOptions& opts,
+                                   std::optional<reports::KnownFailures>& known,
+                                   std::optional<reports::KnownFailuresLint>& lint);
+
+/// Finish a run held in memory (`report merge`): print the totals (and the per-op table when
+/// table is set, the capability matrix with matrix), write the JSON report and JUnit XML when
+/// paths are given. Returns the exit status: 0 no failures, 1 a case FAILED, was MISTRUSTED,
+/// NONDETERMINISTIC or DECLINED (or XPASS when report.run.strict), 3 a report was not written.
+int finish_run(reports::Report& report, const std::string& report_path,
+               const std::string& junit_path, bool table, bool matrix = false);
+
+/// finish_run for a streamed run: the same output, the reports written from the stream's spools
+/// (complete, not interrupted).
+int finish_stream(reports::ReportStream& stream, double elapsed_s, bool strict, bool table,
+                  bool matrix);
+
+/// Print the known-failures lint (its per-entry table and findings); true when it found one.
+bool print_lint(const reports::KnownFailuresLint& lint, const std::string& path);
+
+}  // namespace gscheck::tools
