@@ -66,8 +66,9 @@ class NaiveBackend : public Backend {
   }
   // tf-cpu raises unless the policy is IGNORE; tf-gpu only when it is ERROR.
   static bool raises(const Case& c) {
-    if (c.semantics == Semantics::kTfCpu) return c.bad_indices_policy != "IGNORE";
-    return c.bad_indices_policy == "ERROR";
+    const std::optional<BadIndicesPolicy> p = bad_indices_policy_from_name(c.bad_indices_policy);
+    if (c.semantics == Semantics::kTfCpu) return p != BadIndicesPolicy::kIgnore;
+    return p == BadIndicesPolicy::kError;
   }
 
   Outcome gather(const Case& c, const Geometry& g) const {

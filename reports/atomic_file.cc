@@ -1,11 +1,13 @@
 #include "reports/atomic_file.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -17,7 +19,52 @@ Error io_error(const std::string& what, const std::string& path, int err) {
                                           " (errno " + std::to_string(err) + ")"};
 }
 
+// What a path that is not a regular file is, in words.
+const char* kind_of(mode_t m) {
+  if (S_ISLNK(m)) return "a symbolic link";
+  if (S_ISDIR(m)) return "a folder";
+  if (S_ISFIFO(m)) return "a FIFO";
+  if (S_ISCHR(m) || S_ISBLK(m)) return "a device";
+  if (S_ISSOCK(m)) return "a socket";
+  return "not a regular file";
+}
+
+// Temporaries "<name>.tmp.<pid>.<n>" of writers that are gone.
+void remove_stale_temporaries(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path p(path);
+  const std::string prefix = p.filename().string() + ".tmp.";
+  std::error_code ec;
+  fs::directory_iterator it(p.parent_path().empty() ? fs::path(".") : p.parent_path(), ec);
+  for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (!name.starts_with(prefix)) continue;
+    const std::string rest = name.substr(prefix.size());
+    const std::size_t dot = rest.find('.');
+    if (dot == 0 || dot == std::string::npos ||
+        rest.find_first_not_of("0123456789.") != std::string::npos)
+      continue;
+    const long pid = std::strtol(rest.substr(0, dot).c_str(), nullptr, 10);
+    if (pid <= 0 || (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)) {
+      std::error_code rm;
+      fs::remove(it->path(), rm);
+    }
+  }
+}
+
 }  // namespace
+
+Status check_output_path(const std::string& path) {
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return {};
+    return io_error("looking at the output path", path, errno);
+  }
+  if (S_ISREG(st.st_mode)) return {};
+  return Error{ErrorClass::kInvalidArgument, path + ": refusing to write a report over " +
+                                                 kind_of(st.st_mode) +
+                                                 "; give a new name or a regular file"};
+}
 
 AtomicFile::AtomicFile(std::string path, std::string tmp, int fd)
     : path_(std::move(path)), tmp_(std::move(tmp)), fd_(fd) {}
@@ -41,6 +88,8 @@ Expected<AtomicFile> AtomicFile::create(const std::string& path) {
     fs::create_directories(dir, ec);
     if (ec) return io_error("creating the folder " + dir.string(), path, ec.value());
   }
+  GSCHECK_RETURN_IF_ERROR(check_output_path(path));
+  remove_stale_temporaries(path);
   // Unique per process and call, so concurrent writers never share a temporary.
   static std::atomic<unsigned> counter{0};
   std::string tmp =

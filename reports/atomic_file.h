@@ -9,6 +9,11 @@
 
 namespace gscheck::reports {
 
+/// OK when path names nothing yet or a regular file; else kInvalidArgument naming what it is (a
+/// symlink, FIFO, device, socket or folder is never replaced: as root, renaming over /dev/null or
+/// following /dev/stdout would clobber what the name stood for).
+Status check_output_path(const std::string& path);
+
 /// Write text to path atomically: a new temporary file in the same folder (parents created),
 /// the whole text written, fsync, rename over path, fsync of the folder. A reader (or a run
 /// killed at any point, SIGKILL included) sees the previous file or the complete new one; two
@@ -17,7 +22,9 @@ namespace gscheck::reports {
 Status write_file_atomically(const std::string& path, std::string_view text);
 
 /// The same, for text written in pieces: create(), write() as often as needed, commit(). A file
-/// destroyed before commit() removes its temporary and leaves path as it was.
+/// destroyed before commit() removes its temporary and leaves path as it was. create() refuses
+/// what check_output_path refuses, and removes the temporaries of this path that writers which
+/// no longer run left behind (a run killed by SIGKILL mid-write).
 class AtomicFile {
  public:
   static Expected<AtomicFile> create(const std::string& path);

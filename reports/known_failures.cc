@@ -234,7 +234,7 @@ bool CaseView::fact(CaseFact f) const {
       v = c_.batch_dims != 0;
       break;
     case CaseFact::kOtherPolicy:
-      v = !c_.bad_indices_policy.empty() && c_.bad_indices_policy != "DEFAULT";
+      v = bad_indices_policy_from_name(c_.bad_indices_policy) != BadIndicesPolicy::kDefault;
       break;
     case CaseFact::kOutOfRangeIndex:
       v = out_of_range_index(c_);

@@ -1,6 +1,7 @@
 // ReportStream (reports/report.h): case results spooled to unlinked temporary files, the final
 // JSON report and JUnit XML assembled from them in pieces and renamed into place.
 #include <cstdio>
+#include <filesystem>
 #include <mutex>
 
 #include "reports/atomic_file.h"
@@ -118,6 +119,15 @@ ReportStream::~ReportStream() = default;
 
 Expected<std::unique_ptr<ReportStream>> ReportStream::open(RunInfo run, std::string json_path,
                                                            std::string junit_path) {
+  if (!json_path.empty() && json_path == junit_path)
+    return Error{ErrorClass::kInvalidArgument,
+                 "--report and --junit both name " + json_path + ": one would replace the other"};
+  if (!json_path.empty() && !junit_path.empty()) {
+    std::error_code a;
+    if (std::filesystem::equivalent(json_path, junit_path, a) && !a)
+      return Error{ErrorClass::kInvalidArgument,
+                   "--report " + json_path + " and --junit " + junit_path + " are the same file"};
+  }
   auto s = std::make_unique<State>();
   s->run = std::move(run);
   s->json_path = std::move(json_path);

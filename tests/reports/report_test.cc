@@ -1,6 +1,8 @@
 #include "reports/report.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -261,6 +263,53 @@ TEST(Report, WritesFiles) {
   EXPECT_TRUE(fs::exists(dir / "junit.xml"));
   Status bad = write_junit((dir / "junit.xml" / "nested").string(), r);
   EXPECT_FALSE(bad.ok());
+  fs::remove_all(dir);
+}
+
+// A report path that is not a regular file is refused, never replaced: a symlink (as root,
+// /dev/stdout -> a pipe or a tty), a FIFO, a device; --report X --junit X is refused; a
+// temporary left by a writer that was killed is swept on the next write.
+TEST(Report, OutputsNeverClobber) {
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::temp_directory_path() / ("gscheck_clobber_test_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const Report r = sample_report();
+  const fs::path target = dir / "precious.txt";
+  { std::ofstream(target) << "precious"; }
+  fs::create_symlink(target, dir / "link.json");
+  Status st = write_json_report((dir / "link.json").string(), r);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.error().message.find("symbolic link"), std::string::npos) << st.error().message;
+  EXPECT_TRUE(fs::is_symlink(dir / "link.json"));
+  std::ifstream in(target);
+  std::string kept((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(kept, "precious");
+  ASSERT_EQ(::mkfifo((dir / "fifo.json").c_str(), 0600), 0);
+  st = write_json_report((dir / "fifo.json").string(), r);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.error().message.find("FIFO"), std::string::npos) << st.error().message;
+  st = write_junit("/dev/null", r);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.error().message.find("device"), std::string::npos) << st.error().message;
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
+
+  const std::string same = (dir / "both.json").string();
+  auto stream = ReportStream::open(r.run, same, same);
+  ASSERT_FALSE(stream.ok());
+  EXPECT_NE(stream.error().message.find("--junit"), std::string::npos);
+
+  // A temporary of a process that no longer exists (pid 2^22 + 1 is above pid_max's default)
+  // goes; one of a live process (this one) stays.
+  const fs::path out = dir / "report.json";
+  const fs::path stale = dir / "report.json.tmp.4194305.0";
+  const fs::path live = dir / ("report.json.tmp." + std::to_string(::getpid()) + ".99");
+  { std::ofstream(stale) << "{"; }
+  { std::ofstream(live) << "{"; }
+  ASSERT_TRUE(write_json_report(out.string(), r).ok());
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_TRUE(fs::exists(live));
   fs::remove_all(dir);
 }
 
