@@ -171,14 +171,17 @@ bool ReportDiff::regression() const {
 namespace {
 
 // Cases by name; a repeated name gets "#2", "#3", ... in order.
-std::map<std::string, const CaseResult*> by_name(const Report& r, std::vector<std::string>* order) {
+// The cases by name, in report order. Names are how two runs' cases are matched: a name given
+// twice is an error naming it (a silent "#2" suffix could collide with a real name).
+Expected<std::map<std::string, const CaseResult*>> by_name(const Report& r,
+                                                           const std::string& which,
+                                                           std::vector<std::string>* order) {
   std::map<std::string, const CaseResult*> out;
-  std::map<std::string, int> seen;
   for (const CaseResult& c : r.cases) {
-    const int n = ++seen[c.name];
-    std::string key = n == 1 ? c.name : c.name + "#" + std::to_string(n);
-    if (order) order->push_back(key);
-    out.emplace(std::move(key), &c);
+    if (!out.emplace(c.name, &c).second)
+      return invalid_argument("report diff: the " + which + " report has two cases named \"" +
+                              c.name + "\"; cases are matched by name, so names must be unique");
+    if (order) order->push_back(c.name);
   }
   return out;
 }
@@ -257,7 +260,7 @@ json counts_json(const std::map<Verdict, int64_t>& m) {
 
 }  // namespace
 
-ReportDiff diff_reports(const Report& old_report, const Report& new_report) {
+Expected<ReportDiff> diff_reports(const Report& old_report, const Report& new_report) {
   ReportDiff d;
   d.old_label = label(old_report);
   d.new_label = label(new_report);
@@ -274,8 +277,12 @@ ReportDiff diff_reports(const Report& old_report, const Report& new_report) {
                       shard_text(n.shard) + "): merge the shards first to compare whole runs");
 
   std::vector<std::string> order_old, order_new;
-  const auto olds = by_name(old_report, &order_old);
-  const auto news = by_name(new_report, &order_new);
+  auto olds_or = by_name(old_report, "old", &order_old);
+  if (!olds_or.ok()) return olds_or.error();
+  auto news_or = by_name(new_report, "new", &order_new);
+  if (!news_or.ok()) return news_or.error();
+  const auto& olds = *olds_or;
+  const auto& news = *news_or;
   auto add = [&](const std::string& key, const CaseResult* a, const CaseResult* b) {
     const auto change = classify(a, b);
     if (!change) {

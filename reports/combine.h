@@ -62,7 +62,7 @@ struct ReportDiff {
 };
 
 /// Cases are matched by name (case files and sweep cases carry stable names).
-ReportDiff diff_reports(const Report& old_report, const Report& new_report);
+Expected<ReportDiff> diff_reports(const Report& old_report, const Report& new_report);
 /// The diff as text: notes, a summary line, the changed cases, the changed matrix rows.
 std::string diff_table(const ReportDiff& d, std::size_t max_cases = 200);
 nlohmann::json diff_to_json(const ReportDiff& d);

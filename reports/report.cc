@@ -6,7 +6,9 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <limits>
 #include <tuple>
+#include <type_traits>
 
 #include "core/case_json.h"
 #include "core/message_regex.h"
@@ -350,6 +352,16 @@ struct Reader {
   Expected<T> get(const json& j, const char* key) const {
     auto it = j.find(key);
     if (it == j.end()) return bad(std::string("missing \"") + key + "\"");
+    // nlohmann converts any number to any arithmetic type with a plain cast: 1e30 or 2^64-1 as
+    // int64_t is undefined behaviour. Integers must be integers that fit.
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      if (!it->is_number_integer()) return bad(std::string("\"") + key + "\" is not an integer");
+      if (it->is_number_unsigned() &&
+          it->template get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<T>::max()))
+        return bad(std::string("\"") + key + "\" is out of range");
+      if (!it->is_number_unsigned() && std::is_unsigned_v<T> && it->template get<int64_t>() < 0)
+        return bad(std::string("\"") + key + "\" is negative");
+    }
     try {
       return it->template get<T>();
     } catch (const json::exception&) {
@@ -452,8 +464,9 @@ Expected<CaseResult> case_from_json(const json& j, const std::string& where) {
             (g.contains("entry") && !g["entry"].is_string()))
           return rd.bad("\"differences." + std::string(key) +
                         "\" holds an entry without count and example");
-        list->push_back({g.value("entry", std::string()), g["count"].get<int64_t>(),
-                         g["example"].get<std::string>()});
+        auto count = rd.get<int64_t>(g, "count");
+        if (!count.ok()) return count.error();
+        list->push_back({g.value("entry", std::string()), *count, g["example"].get<std::string>()});
       }
     }
   }
@@ -494,8 +507,10 @@ Expected<Report> report_from_json(const json& j) {
     Shard s;
     GSCHECK_ASSIGN(s.index, srd.get<int64_t>(j["shard"], "index"));
     GSCHECK_ASSIGN(s.count, srd.get<int64_t>(j["shard"], "count"));
-    if (s.count < 1 || s.index < 1 || s.index > s.count)
-      return srd.bad("index " + std::to_string(s.index) + " of " + std::to_string(s.count));
+    // As many shards as `gscheck run --shard` takes: merging loops over every shard.
+    if (s.count < 1 || s.count > kMaxShards || s.index < 1 || s.index > s.count)
+      return srd.bad("index " + std::to_string(s.index) + " of " + std::to_string(s.count) +
+                     " (shards are 1 <= K <= N <= " + std::to_string(kMaxShards) + ")");
     r.run.shard = s;
   }
   if (j.contains("time_budget_s") && !j["time_budget_s"].is_null())

@@ -90,6 +90,9 @@ std::string outcome_summary(const Outcome& o);
 
 /// One part of a sharded run (`gscheck run --shard K/N`): case files and sweep positions p with
 /// p % count == index - 1.
+/// The most shards a run may be split into (`gscheck run --shard K/N`).
+inline constexpr int64_t kMaxShards = 1000000;
+
 struct Shard {
   int64_t index = 1;  ///< K, 1-based
   int64_t count = 1;  ///< N

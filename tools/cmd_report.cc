@@ -72,7 +72,9 @@ int diff(const std::vector<std::string>& args) {
   if (!old_report.ok()) return usage_error(old_report.error().message);
   auto new_report = reports::read_json_report(parsed.positional[1]);
   if (!new_report.ok()) return usage_error(new_report.error().message);
-  const reports::ReportDiff d = reports::diff_reports(*old_report, *new_report);
+  auto diffed = reports::diff_reports(*old_report, *new_report);
+  if (!diffed.ok()) return usage_error(diffed.error().message);
+  const reports::ReportDiff& d = *diffed;
   if (parsed.has("--json")) {
     std::puts(reports::diff_to_json(d)
                   .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)

@@ -125,8 +125,8 @@ Expected<reports::Shard> parse_shard(const std::string& text) {
     return parse_error("--shard: expected K/N with 1 <= K <= N (e.g. 2/4), got '" + text + "'");
   };
   if (slash == std::string::npos) return bad();
-  auto k = parse_int_option("--shard", text.substr(0, slash), 1, 1000000);
-  auto n = parse_int_option("--shard", text.substr(slash + 1), 1, 1000000);
+  auto k = parse_int_option("--shard", text.substr(0, slash), 1, reports::kMaxShards);
+  auto n = parse_int_option("--shard", text.substr(slash + 1), 1, reports::kMaxShards);
   if (!k.ok() || !n.ok() || *k > *n) return bad();
   return reports::Shard{*k, *n};
 }

@@ -6,7 +6,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
+
+#include "reports/combine.h"
 
 namespace gscheck::reports {
 namespace {
@@ -311,6 +314,35 @@ TEST(Report, OutputsNeverClobber) {
   EXPECT_FALSE(fs::exists(stale));
   EXPECT_TRUE(fs::exists(live));
   fs::remove_all(dir);
+}
+
+// Reports read back are input like any other: numbers that do not fit are errors, not
+// undefined casts; a shard count no run can have is refused; diff refuses duplicate names.
+TEST(Report, ReadBackIsDistrustful) {
+  const Report r = sample_report();
+  json j = report_to_json(r);
+  ASSERT_TRUE(report_from_json(j).ok());
+  json big = j;
+  big["sweep"] = 1e30;
+  auto bad = report_from_json(big);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("\"sweep\" is not an integer"), std::string::npos)
+      << bad.error().message;
+  big = j;
+  big["sweep"] = std::numeric_limits<uint64_t>::max();
+  ASSERT_FALSE(report_from_json(big).ok());
+  json shards = j;
+  shards["shard"] = {{"index", 1}, {"count", INT64_MAX}};
+  bad = report_from_json(shards);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("shards are"), std::string::npos) << bad.error().message;
+
+  Report dup = r;
+  dup.cases.push_back(dup.cases.front());
+  auto d = diff_reports(r, dup);
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.error().message.find(dup.cases.front().name), std::string::npos);
+  EXPECT_TRUE(diff_reports(r, r).ok());
 }
 
 // The sample plus a case whose repeats differed on a backend declaring determinism.
