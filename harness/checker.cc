@@ -8,6 +8,7 @@
 
 #include "compare/elements.h"
 #include "core/case_json.h"
+#include "harness/crash_guard.h"
 #include "harness/explain.h"
 #include "harness/judge.h"
 #include "harness/regression.h"
@@ -45,16 +46,35 @@ CaseResult file_result(const std::string& path, const std::string& backend) {
   return r;
 }
 
-// run() must not throw; one that does is a failed case (*threw set), not the end of the run.
-Outcome run_guarded(Backend& b, const Case& c, bool* threw = nullptr) {
-  try {
-    return b.run(c);
-  } catch (const std::bad_alloc&) {
-    return Error{ErrorClass::kResourceExhausted, "the backend ran out of memory (std::bad_alloc)"};
-  } catch (const std::exception& e) {
-    if (threw) *threw = true;
-    return Error{ErrorClass::kInternal, std::string("the backend threw an exception: ") + e.what()};
+// One call of run(), which must neither throw nor crash: an exception or a crash of an
+// in-process backend (harness/crash_guard.h) is an internal error, a failed case, not the end of
+// the run.
+struct Ran {
+  Outcome outcome = Error{};
+  bool threw = false;    ///< an exception other than std::bad_alloc
+  bool crashed = false;  ///< a signal (in-process backends only)
+};
+
+Ran run_guarded(Backend& b, const Case& c, const char* who) {
+  Ran ran;
+  const std::optional<int> sig = run_crash_guarded([&] {
+    try {
+      ran.outcome = b.run(c);
+    } catch (const std::bad_alloc&) {
+      ran.outcome = Error{ErrorClass::kResourceExhausted,
+                          std::string("the ") + who + " ran out of memory (std::bad_alloc)"};
+    } catch (const std::exception& e) {
+      ran.threw = true;
+      ran.outcome = Error{ErrorClass::kInternal,
+                          std::string("the ") + who + " threw an exception: " + e.what()};
+    }
+  });
+  if (sig) {
+    ran.crashed = true;
+    ran.outcome = Error{ErrorClass::kInternal, std::string("the ") + who + " crashed with " +
+                                                   signal_text(*sig) + " in gscheck's process"};
   }
+  return ran;
 }
 
 // The verdict of run 1 alone, where it settles the case: a backend that threw is FAILED, a memory
@@ -88,17 +108,24 @@ const Expect* graded_expect(const CaseFile& f, const compare::Options& opts,
   return f.expect ? &*f.expect : nullptr;
 }
 
-// The reference's outcome as evidence. Returns false when the case is SKIPPED because the
-// reference cannot grade it (over its budget) and nothing else can.
-bool consult_reference(Backend& reference, Evidence& ev, std::optional<Outcome>& want,
-                       CaseResult& r) {
+enum class Consulted {
+  kGraded,   ///< the reference's outcome is evidence (or it refused and the rest can grade)
+  kSkipped,  ///< the reference cannot grade the case (over its budget) and nothing else can
+  kCrashed,  ///< the reference crashed or threw: a bug in the oracle, the case FAILED
+};
+
+// The reference's outcome as evidence.
+Consulted consult_reference(Backend& reference, Evidence& ev, std::optional<Outcome>& want,
+                            CaseResult& r) {
   const Case& c = ev.f.c;
   const Outcome& got = ev.runs.front();
-  try {
-    want = reference.run(c);
-  } catch (const std::bad_alloc&) {
-    want =
-        Error{ErrorClass::kResourceExhausted, "the reference ran out of memory (std::bad_alloc)"};
+  Ran ran = run_guarded(reference, c, "reference");
+  want = std::move(ran.outcome);
+  if (ran.threw || ran.crashed) {
+    // No baseline, and a bug of gscheck's own: the case is kept to reproduce it.
+    r.verdict = Verdict::kFailed;
+    r.reason = want->error().message + ": a bug in the reference, not in " + r.backend;
+    return Consulted::kCrashed;
   }
   const bool got_refused = !got.ok() && got.error().cls == ErrorClass::kResourceExhausted;
   if (!want->ok() && want->error().cls == ErrorClass::kResourceExhausted && !got_refused) {
@@ -108,11 +135,11 @@ bool consult_reference(Backend& reference, Evidence& ev, std::optional<Outcome>&
     if (!expect_failed && !backend_failure(ev, got)) {
       r.verdict = Verdict::kSkipped;
       r.reason = "the reference refused it: " + want->error().message;
-      return false;
+      return Consulted::kSkipped;
     }
     ev.reference_refused = want->error().message;
     want.reset();
-    return true;
+    return Consulted::kGraded;
   }
   if (ev.f.expect) {
     const auto ref_vs_expect = compare::check_expect(c, *ev.f.expect, *want);
@@ -120,7 +147,7 @@ bool consult_reference(Backend& reference, Evidence& ev, std::optional<Outcome>&
       ev.mistrust = "the reference fails this case's expect: " + ref_vs_expect.summary;
   }
   ev.want = &*want;
-  return true;
+  return Consulted::kGraded;
 }
 
 // `known-failures check`: on a case the backend got right, would the file forgive an injected
@@ -216,8 +243,9 @@ CaseResult CaseChecker::grade(const CaseFile& f, const std::string& file) {
   }
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<Outcome> runs;
-  bool threw = false;
-  runs.push_back(run_guarded(backend_, c, &threw));
+  Ran first = run_guarded(backend_, c, "backend");
+  const bool threw = first.threw;
+  runs.push_back(std::move(first.outcome));
   ++r.runs;
   const Outcome& got = runs.front();
   r.elapsed_ms =
@@ -229,9 +257,17 @@ CaseResult CaseChecker::grade(const CaseFile& f, const std::string& file) {
   std::optional<Expect> stripped;
   ev.graded = graded_expect(f, ev.opts, stripped);
   std::optional<Outcome> want;
-  if (reference_ && reference_ != &backend_ && !consult_reference(*reference_, ev, want, r))
-    return r;
-  for (int run = 2; run <= opts_.repeat; ++run, ++r.runs) runs.push_back(run_guarded(backend_, c));
+  if (reference_ && reference_ != &backend_) {
+    const Consulted consulted = consult_reference(*reference_, ev, want, r);
+    if (consulted == Consulted::kCrashed && file.empty() && !opts_.failed_cases_dir.empty()) {
+      auto path = save_regression(opts_.failed_cases_dir, {c, std::optional<Outcome>(),
+                                                           opts_.found_by, "reference", r.reason});
+      if (path.ok()) r.repro = replay_command("reference", *path);
+    }
+    if (consulted != Consulted::kGraded) return r;
+  }
+  for (int run = 2; run <= opts_.repeat; ++run, ++r.runs)
+    runs.push_back(run_guarded(backend_, c, "backend").outcome);
 
   Judged j = judge(ev);
   r.verdict = j.verdict;

@@ -57,10 +57,11 @@ Expect expect_from_reference(const Outcome& reference) {
 Expected<std::string> save_regression(const std::string& dir, const Regression& r) {
   CaseFile f;
   f.c = r.c;
-  f.expect = expect_from_reference(r.reference);
+  if (r.reference) f.expect = expect_from_reference(*r.reference);
   f.description = "Found by " + r.found_by + ": backend " + r.backend + " failed it" +
                   (r.detail.empty() ? "" : " (" + r.detail + ")") +
-                  ". The expect block is the reference's outcome.";
+                  (r.reference ? ". The expect block is the reference's outcome."
+                               : ". No expect block: the reference crashed on it.");
   const std::string op(op_name(r.c.op));
   f.c.name = op + "/regression";  // the hash is of the text without itself
   char hash[17];

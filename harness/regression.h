@@ -3,6 +3,7 @@
 // properties alike.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "core/case.h"
@@ -28,11 +29,13 @@ std::string regressions_dir();
 Expect expect_from_reference(const Outcome& reference);
 
 struct Regression {
-  Case c;                       ///< the failing case (saved under a new name)
-  Outcome reference = Error{};  ///< the reference's outcome: the expect block
-  std::string found_by;         ///< "gscheck run", "fuzz/gather_fuzz", "property P (seed)"
-  std::string backend;          ///< the backend that failed it
-  std::string detail;           ///< how it failed, one line
+  Case c;  ///< the failing case (saved under a new name)
+  /// The reference's outcome: the expect block; nullopt when the reference itself crashed (the
+  /// file then has no expect block, and replaying it reproduces the crash).
+  std::optional<Outcome> reference;
+  std::string found_by;  ///< "gscheck run", "fuzz/gather_fuzz", "property P (seed)"
+  std::string backend;   ///< the backend that failed it
+  std::string detail;    ///< how it failed, one line
 };
 
 /// Write r into dir (created if missing) as <op>_<hash>.json, the case named

@@ -16,6 +16,7 @@
 #include "core/case_json.h"
 #include "core/message_regex.h"
 #include "core/status.h"
+#include "harness/crash_guard.h"
 #include "properties/sample.h"
 #include "reference/reference.h"
 #include "tools/cli_args.h"
@@ -141,14 +142,22 @@ int cmd_export(const std::vector<std::string>& args) {
                                  " --boundary-fraction " + std::to_string(a.boundary_fraction) +
                                  (a.include_invalid ? " --include-invalid" : "");
   std::map<std::string, int> outcomes;  // "output" or the error class -> count
-  int written = 0, refused = 0;
+  int written = 0, refused = 0, crashed = 0;
   int boundary_cases = 0;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const Case& c = cases[i];
     if (c.semantics != Semantics::kTfCpu) continue;  // sample_cases honours opts; be explicit
     boundary_cases +=
         gen::boundary_case(a.seed, static_cast<int64_t>(i), c.op, a.boundary_fraction);
-    Outcome got = reference::run(c, ref_opts);
+    Outcome got = Error{};
+    // A crash of the oracle skips that case (said, with its position) instead of ending export.
+    if (auto sig = harness::run_crash_guarded([&] { got = reference::run(c, ref_opts); })) {
+      std::fprintf(stderr, "gscheck export: the reference crashed with %s on case %zu (%s); %s\n",
+                   harness::signal_text(*sig).c_str(), i, c.name.c_str(),
+                   "not written: a bug in the reference");
+      ++crashed;
+      continue;
+    }
     CaseFile f;
     f.c = c;
     f.description =
@@ -181,9 +190,10 @@ int cmd_export(const std::vector<std::string>& args) {
               static_cast<unsigned long long>(a.seed));
   for (const auto& [k, n] : outcomes) std::printf(", %s %d", k.c_str(), n);
   if (refused) std::printf(", %d over --max-output-bytes skipped", refused);
+  if (crashed) std::printf(", %d crashed the reference", crashed);
   std::printf(", %d with boundary values", boundary_cases);
   std::printf(")\n");
-  return 0;
+  return crashed ? 1 : 0;
 }
 
 }  // namespace gscheck::tools
