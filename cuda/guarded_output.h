@@ -1,6 +1,7 @@
-// Poison and redzones around an output buffer in (emulated or real) device memory: guard bytes
-// before and after catch out-of-bounds writes, a poison pattern catches unwritten elements of
-// outputs the op must write completely (gathers). Violations are ErrorClass::kInternal.
+// Poison and redzones (core/redzone.h) around an output buffer in (emulated or real) device
+// memory: guard bytes before and after catch out-of-bounds writes, a poison pattern catches
+// unwritten elements of outputs the op must write completely (gathers). Violations are
+// ErrorClass::kInternal.
 #pragma once
 
 #include <cstdint>
@@ -8,19 +9,16 @@
 #include <string>
 #include <vector>
 
+#include "core/redzone.h"
 #include "core/status.h"
 
 namespace gscheck::cuda {
 
-/// Guard bytes on each side; 256 keeps the output as aligned as the allocation itself.
-inline constexpr uint64_t kGuardBytes = 256;
-inline constexpr uint8_t kGuardByte = 0xFD;
-
-/// A poison byte whose repeated pattern is not an element of `source` (so an element still equal
-/// to the poison afterwards was never written) and is not zero (written for bad rows); nullopt
-/// when every candidate occurs, and then unwritten elements cannot be told apart.
-std::optional<uint8_t> choose_poison(const uint8_t* source, uint64_t source_bytes,
-                                     uint32_t elem_bytes);
+// The guard size, guard byte and poison choice are core/redzone.h's, shared with the plugin
+// worker's output arena.
+using gscheck::choose_poison;
+using gscheck::kGuardByte;
+using gscheck::kGuardBytes;
 
 /// Check the guards (copied back from the device) and, when poison is set, the output elements.
 /// Returns kInternal naming the first corrupted guard offset or unwritten element.

@@ -23,8 +23,9 @@
  * MEMORY. Input tensors are read-only (a write faults) and valid only during run(). The output
  * comes from alloc_output(): call it at most once per call; a second call returns NULL, and so
  * does a shape whose bytes exceed call->max_bytes. A plugin given NULL returns
- * GSC_RESOURCE_EXHAUSTED. Unwritten output bytes read as the poison 0xCD; 64 or more guard bytes
- * and an inaccessible page lie on both sides, and a write into either fails the call. After
+ * GSC_RESOURCE_EXHAUSTED. Unwritten output bytes read as a poison byte (for gathers one whose
+ * pattern is no element of params, else 0xCD); 256 or more guard bytes (0xFD) and an
+ * inaccessible page lie on both sides, and a write into either fails the call. After
  * init() the worker's address space is capped (RLIMIT_AS) at what it uses then plus four times
  * max_bytes plus 1 GiB: a runaway allocation fails instead of exhausting the machine (not for
  * GSC_DEVICE_POINTERS plugins: the CUDA driver maps device memory into the address space).
@@ -46,7 +47,7 @@
  * DEVICE MEMORY. A plugin setting GSC_DEVICE_POINTERS in flags gets device pointers: gscheck
  * loads the CUDA runtime in the worker at run time (libcudart.so.13, .12 or .so, or the library
  * named by $GSCHECK_CUDART), cudaMalloc()s every non-string input and the output (poisoned, with
- * 64 guard bytes each side), and calls cudaDeviceSynchronize() after run() returns, so work on
+ * 256 guard bytes each side), and calls cudaDeviceSynchronize() after run() returns, so work on
  * any stream finishes. String tensors stay in host memory (such plugins are not graded on
  * strings). The worker creates its CUDA context before init() and keeps it across calls; such
  * plugins cannot run with --isolate call (CUDA does not survive fork).

@@ -47,7 +47,8 @@ static void misbehave(float* out, int64_t n) {
     for (;;) pause();
   for (;;) pause();
 #elif defined(GSC_TEST_OVERRUN)
-  memset(out + n, 0x11, 100); /* 100 bytes past the end */
+  /* 100 bytes past the end; 400 from 16 floats, past the 256 guard bytes into the guard page */
+  memset(out + n, 0x11, n >= 16 ? 400 : 100);
 #elif defined(GSC_TEST_UNDERRUN)
   memset((char*)out - 8, 0x11, 8);
 #elif defined(GSC_TEST_FORK_BOMB)

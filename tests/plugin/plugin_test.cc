@@ -281,12 +281,12 @@ TEST(MisbehavingPlugin, HangUnderIsolateCallIsKilledToo) {
   expect_contained(GSCHECK_HANG_PLUGIN, "timed out", "hanging", opt);
 }
 
-// 4 floats: the 100 bytes land in the guard bytes (the tail is 112 bytes).
+// 4 floats: the 100 bytes land in the guard bytes (the tail is 256 + 48 bytes).
 TEST(MisbehavingPlugin, WritePastTheEndIsCaughtByTheGuardBytes) {
   expect_contained(GSCHECK_OVERRUN_PLUGIN, "wrote past the end of its output buffer (guard byte 0");
 }
 
-// 16 floats: the tail is 64 bytes, so 100 bytes past the end reach the guard page.
+// 16 floats: the tail is 256 bytes, so the 400 bytes past the end reach the guard page.
 TEST(MisbehavingPlugin, WritePastTheEndIsCaughtByTheGuardPage) {
   expect_contained(GSCHECK_OVERRUN_PLUGIN,
                    "touched the guard page after the end of its output buffer", "", PluginOptions{},

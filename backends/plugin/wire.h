@@ -1,10 +1,17 @@
-// The wire format between gscheck (plugin_backend.cc) and its plugin worker (plugin_worker.cc).
-// Messages are small frames on a pipe; tensors travel in two memfds: "in" (written by gscheck,
-// read-only in the worker) and "out" (written by the worker). Both are sealed against shrinking,
-// so a mapping within their size never faults. Offsets are from the start of their memfd.
+// The wire format between gscheck (backends/plugin/host_*) and its plugin worker
+// (backends/plugin/worker_*), written once for both processes. Messages are small frames on a
+// pipe; tensors travel in two memfds: "in" (written by gscheck, read-only in the worker) and
+// "out" (written by the worker). Both are sealed against shrinking, so a mapping within their
+// size never faults. Offsets are from the start of their memfd.
+//
+// Header-only: gscheck-worker links nothing but libdl.
 #pragma once
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdint>
+#include <cstring>
 
 namespace gscheck::worker {
 
@@ -17,11 +24,15 @@ inline constexpr int kOutMemFd = 6;   // memfd: the output tensor (and its strin
 inline constexpr uint32_t kMagic = 0x67736377;  // "gscw"
 // Frames larger than this are malformed: nothing bulky goes through a pipe.
 inline constexpr uint32_t kMaxFrame = 64 * 1024;
-inline constexpr uint64_t kGuardBytes = 64;
-inline constexpr unsigned char kGuardByte = 0xA5;
-inline constexpr unsigned char kPoisonByte = 0xCD;
 inline constexpr int kMaxRank = 254;
 inline constexpr int kInputs = 6;  // params, indices, updates, tensor, shape, axis
+// Tensors in "in" and the output's parts in "out" start at multiples of this.
+inline constexpr uint64_t kAlign = 64;
+// A string element in "in" or "out": {uint64 offset, uint64 size} of its bytes.
+inline constexpr uint64_t kStringEntryBytes = 16;
+// The default call deadline grows by 1 s per this many bytes (inputs, then the output); the
+// worker announces outputs this large (Msg::kAllocated) so that gscheck can extend it.
+inline constexpr uint64_t kBytesPerSecond = uint64_t{64} << 20;
 
 enum class Msg : uint32_t {
   // gscheck -> worker
@@ -99,5 +110,33 @@ struct WireResult {
   uint64_t strings_bytes;
   uint64_t message_size;  // text after the dims
 };
+
+inline uint64_t round_up(uint64_t v, uint64_t to) { return (v + to - 1) / to * to; }
+
+// Whether [off, off + n) lies within a memfd of `size` bytes (no overflow).
+inline bool inside(uint64_t off, uint64_t n, uint64_t size) {
+  return off <= size && n <= size - off;
+}
+
+inline FrameHeader frame_header(Msg type, uint32_t payload_bytes) {
+  return FrameHeader{kMagic, static_cast<uint32_t>(type), payload_bytes, 0};
+}
+
+// A frame's header and payload, contiguous in buf (sizeof(FrameHeader) + n bytes); returns the
+// frame's size. Async-signal-safe.
+inline std::size_t encode_frame(char* buf, Msg type, const void* payload, uint32_t n) {
+  const FrameHeader h = frame_header(type, n);
+  std::memcpy(buf, &h, sizeof h);
+  if (n) std::memcpy(buf + sizeof h, payload, n);
+  return sizeof h + n;
+}
+
+// Grows a memfd to at least `bytes` (it never shrinks: it is sealed).
+inline bool grow_memfd(int fd, uint64_t bytes) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return false;
+  if (static_cast<uint64_t>(st.st_size) >= bytes) return true;
+  return ::ftruncate(fd, static_cast<off_t>(bytes)) == 0;
+}
 
 }  // namespace gscheck::worker

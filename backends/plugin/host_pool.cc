@@ -1,0 +1,282 @@
+// The gscheck side of vendor plugins: a pool of gscheck-worker processes, one per job, each
+// loading the plugin once. The plugin never runs in this process. Calls go over a pipe as small
+// frames; tensors go through memfds (wire.h). The process itself is host_process.h's, the
+// marshalling host_codec.h's.
+#include <cerrno>
+#include <condition_variable>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "backends/plugin/host_codec.h"
+#include "backends/plugin/host_process.h"
+#include "backends/plugin/host_text.h"
+#include "backends/plugin_backend.h"
+#include "gscheck/plugin.h"
+
+namespace gscheck {
+namespace {
+
+namespace w = worker;
+using plugin::after;
+using plugin::Clock;
+using plugin::Frame;
+using plugin::sanitize;
+using plugin::span;
+using plugin::Wait;
+
+// The C enums mirror the C++ ones value for value; a reorder on either side must fail to build.
+static_assert(GSC_BOOL == static_cast<int>(DType::kBool));
+static_assert(GSC_FLOAT16 == static_cast<int>(DType::kFloat16));
+static_assert(GSC_STRING == static_cast<int>(DType::kString));
+static_assert(GSC_GATHER == static_cast<int>(Op::kGather));
+static_assert(GSC_TENSOR_SCATTER_MAX == static_cast<int>(Op::kTensorScatterMax));
+static_assert(GSC_TF_CPU == static_cast<int>(Semantics::kTfCpu));
+static_assert(GSC_TF_GPU == static_cast<int>(Semantics::kTfGpu));
+static_assert(w::kMaxRank == kMaxRank);
+
+Error internal(std::string msg) { return Error{ErrorClass::kInternal, std::move(msg)}; }
+
+std::string seconds(double s) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3g s", s);
+  return b;
+}
+
+struct Contract {
+  w::WireContract c{};
+  std::string name;
+};
+
+// One worker of the pool: its process, started, and calls through it.
+class Worker {
+ public:
+  // Starts the worker and waits until the plugin is loaded and initialised.
+  Expected<Contract> start(const std::string& plugin, const PluginOptions& opt) {
+    opt_ = opt;
+    if (auto s = proc_.spawn(plugin, opt); !s.empty()) return internal(s);
+    Contract contract;
+    bool hello = false;
+    const auto deadline = after(opt.load_timeout_seconds);
+    for (;;) {
+      Frame f;
+      const Wait got = proc_.wait_frame(deadline, f);
+      if (got == Wait::kTimeout) {
+        proc_.kill_group();
+        return internal("plugin " + plugin + " did not finish loading within " +
+                        seconds(opt.load_timeout_seconds) + " (its constructor, " +
+                        (hello ? "init()" : "gscheck_plugin_v2()/gscheck_plugin_v1()") +
+                        " did not return); the worker was killed" + proc_.log().tail());
+      }
+      if (got != Wait::kFrame) {
+        const std::string why = proc_.death_reason(got);
+        return internal("plugin " + plugin + " failed while loading: " + why + proc_.log().tail());
+      }
+      if (f.type == w::Msg::kHello && f.payload.size() >= sizeof(w::WireContract)) {
+        std::memcpy(&contract.c, f.payload.data(), sizeof contract.c);
+        contract.name = sanitize(f.payload.substr(sizeof(w::WireContract)));
+        hello = true;
+      } else if (f.type == w::Msg::kLoadError) {
+        proc_.stop();
+        return parse_error(sanitize(f.payload) + proc_.log().tail());
+      } else if (f.type == w::Msg::kReady && hello) {
+        return contract;
+      } else {
+        proc_.kill_group();
+        return internal("plugin worker sent an unexpected message while loading");
+      }
+    }
+  }
+
+  bool alive() const { return proc_.alive(); }
+  void stop() { proc_.stop(); }
+
+  // One call; a failure that leaves the worker suspect kills it (alive() turns false).
+  Outcome call(const Case& c) {
+    uint64_t in_bytes = 0;
+    const double timeout = opt_.timeout_seconds > 0 ? opt_.timeout_seconds : 0;
+    // Default deadline: 10 s plus 1 s per 64 MiB of inputs (the output adds its share later).
+    const double seconds_allowed =
+        timeout > 0 ? timeout : 10.0 + plugin::input_bytes(c) / double(w::kBytesPerSecond);
+    auto deadline = after(seconds_allowed);
+    double allowed = seconds_allowed;
+    if (auto s = plugin::write_inputs(proc_.in_mem(), c, opt_.max_output_bytes, deadline, in_bytes);
+        !s.empty()) {
+      proc_.kill_group();
+      return internal(s);
+    }
+    const uint64_t msg = in_bytes;
+    if (!proc_.send(w::Msg::kCall, &msg, sizeof msg)) {
+      return internal("plugin worker is gone before the call: " + proc_.death_reason(Wait::kEof) +
+                      proc_.log().tail());
+    }
+    std::string fault;
+    for (;;) {
+      Frame f;
+      const Wait got = proc_.wait_frame(deadline, f);
+      if (got == Wait::kTimeout) {
+        proc_.kill_group();
+        return internal("plugin timed out after " + seconds(allowed) +
+                        (timeout > 0 ? " (--timeout)" : " (the default for this case's bytes)") +
+                        " and its worker's process group was killed" + proc_.log().tail());
+      }
+      if (got != Wait::kFrame) {
+        const std::string why = proc_.death_reason(got);
+        return internal(why + (fault.empty() ? "" : ": " + fault) + proc_.log().tail());
+      }
+      if (f.type == w::Msg::kAllocated && f.payload.size() == 8 && timeout <= 0) {
+        uint64_t bytes = 0;
+        std::memcpy(&bytes, f.payload.data(), 8);
+        const double more = bytes / double(w::kBytesPerSecond);
+        allowed += more;
+        deadline += span(more);
+      } else if (f.type == w::Msg::kFault) {
+        fault = sanitize(f.payload);
+      } else if (f.type == w::Msg::kResult) {
+        plugin::Decoded d = plugin::read_result(f.payload, fault, proc_.out_mem(), proc_.log());
+        if (d.restart) proc_.kill_group();
+        plugin::release_pages(proc_.in_mem(), in_bytes);
+        return std::move(d.outcome);
+      } else if (f.type != w::Msg::kAllocated) {
+        proc_.kill_group();
+        return internal("plugin worker sent an unexpected message during the call" +
+                        proc_.log().tail());
+      }
+    }
+  }
+
+ private:
+  PluginOptions opt_;
+  plugin::WorkerProcess proc_;
+};
+
+template <class E>
+std::vector<E> from_mask(uint64_t mask, int count) {
+  std::vector<E> out;
+  for (int i = 0; i < count; ++i)
+    if (mask & (uint64_t{1} << i)) out.push_back(static_cast<E>(i));
+  return out;
+}
+
+class PluginBackend final : public Backend {
+ public:
+  PluginBackend(std::string path, Capabilities caps, PluginOptions opt,
+                std::unique_ptr<Worker> first)
+      : path_(std::move(path)), caps_(std::move(caps)), opt_(opt) {
+    idle_.push_back(std::move(first));
+    live_ = 1;
+  }
+  ~PluginBackend() override {
+    // Stop the workers in parallel: each may take a moment in finalize().
+    std::vector<std::thread> stops;
+    for (auto& wk : idle_) stops.emplace_back([&wk] { wk->stop(); });
+    for (auto& t : stops) t.join();
+  }
+  const Capabilities& capabilities() const override { return caps_; }
+
+  Outcome run(const Case& c) override {
+    if (Status admitted = admit(caps_, c); !admitted.ok()) return admitted.error();
+    std::unique_ptr<Worker> wk;
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [&] { return !idle_.empty() || live_ < opt_.jobs; });
+      if (!idle_.empty()) {
+        wk = std::move(idle_.back());
+        idle_.pop_back();
+      } else {
+        ++live_;
+      }
+    }
+    if (!wk) {
+      // A fresh worker, after a failed call or for one more job.
+      wk = std::make_unique<Worker>();
+      auto started = wk->start(path_, opt_);
+      if (!started.ok()) {
+        give_back(nullptr);
+        return internal("cannot start a fresh plugin worker: " + started.error().message);
+      }
+    }
+    Outcome o = wk->call(c);
+    give_back(wk->alive() ? std::move(wk) : nullptr);
+    return o;
+  }
+
+ private:
+  void give_back(std::unique_ptr<Worker> wk) {
+    {
+      std::lock_guard lock(mu_);
+      if (wk) {
+        idle_.push_back(std::move(wk));
+      } else {
+        --live_;
+      }
+    }
+    cv_.notify_one();
+  }
+
+  std::string path_;
+  Capabilities caps_;
+  PluginOptions opt_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<std::unique_ptr<Worker>> idle_;
+  int live_ = 0;
+};
+
+// The declared contract as Capabilities; errors name the plugin.
+Expected<Capabilities> capabilities_of(const std::string& path, const w::WireContract& p) {
+  Capabilities caps;
+  caps.name = "plugin:" + path;
+  caps.ops = from_mask<Op>(p.ops, static_cast<int>(std::size(kAllOps)));
+  caps.dtypes = from_mask<DType>(p.dtypes, static_cast<int>(std::size(kAllDTypes)));
+  caps.index_dtypes = from_mask<DType>(p.index_dtypes, static_cast<int>(std::size(kAllDTypes)));
+  caps.semantics = from_mask<Semantics>(p.semantics, 2);
+  caps.deterministic = p.deterministic != 0;
+  caps.tf_messages = p.tf_messages != 0;
+  caps.accumulates_half_in_float = p.half_in_float != 0;
+  if (p.flags & GSC_DEVICE_POINTERS)  // no string tensors on the device
+    std::erase(caps.dtypes, DType::kString);
+  // The optional API-level hook (gscheck_plugin_api, read by the worker): kernel-level plugins
+  // say so; the rest implement Python's API.
+  if (p.api != GSC_API_PYTHON && p.api != GSC_API_KERNEL)
+    return parse_error("plugin " + path + ": gscheck_plugin_api() returned " +
+                       std::to_string(p.api) + " (expected GSC_API_PYTHON or GSC_API_KERNEL)");
+  caps.apis = {p.api == GSC_API_KERNEL ? Api::kKernel : Api::kPython};
+  return caps;
+}
+
+}  // namespace
+
+int default_jobs() {
+  const unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : static_cast<int>(n);
+}
+
+Expected<std::unique_ptr<Backend>> make_plugin_backend(const std::string& path,
+                                                       const PluginOptions& options) {
+  if (options.jobs < 1) return parse_error("plugin: --jobs must be at least 1");
+  // A bare file name would make dlopen search the library path; plugins are named by path.
+  std::string where = path.find('/') == std::string::npos ? "./" + path : path;
+  if (char* abs = ::realpath(where.c_str(), nullptr)) {
+    where = abs;
+    std::free(abs);
+  } else {
+    return parse_error("cannot load plugin " + path + ": " + std::strerror(errno));
+  }
+  auto first = std::make_unique<Worker>();
+  auto contract = first->start(where, options);
+  if (!contract.ok()) {
+    const std::string& m = contract.error().message;
+    return parse_error(m.starts_with("cannot load plugin") || m.starts_with("plugin ")
+                           ? m
+                           : "cannot load plugin " + path + ": " + m);
+  }
+  auto caps = capabilities_of(path, contract->c);
+  if (!caps.ok()) return caps.error();
+  return std::unique_ptr<Backend>(
+      new PluginBackend(where, std::move(*caps), options, std::move(first)));
+}
+
+}  // namespace gscheck

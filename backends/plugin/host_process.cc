@@ -1,0 +1,360 @@
+#include "backends/plugin/host_process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <functional>
+#include <future>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+extern char** environ;
+
+#ifndef GSCHECK_WORKER_PATH
+#define GSCHECK_WORKER_PATH ""
+#endif
+
+namespace gscheck::plugin {
+namespace {
+
+namespace w = worker;
+
+// --- Every live worker's process group, for the signal handler.
+constexpr int kMaxWorkers = 1024;
+std::atomic<pid_t> g_groups[kMaxWorkers];
+struct sigaction g_previous[65];
+
+void kill_groups_and_reraise(int sig) {
+  for (auto& g : g_groups)
+    if (const pid_t pg = g.load(); pg > 0) ::kill(-pg, SIGKILL);
+  ::sigaction(sig, &g_previous[sig], nullptr);
+  if (g_previous[sig].sa_handler == SIG_IGN) return;
+  ::raise(sig);
+}
+
+void install_signal_handlers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) {
+      struct sigaction sa {};
+      sa.sa_handler = &kill_groups_and_reraise;
+      sigemptyset(&sa.sa_mask);
+      sa.sa_flags = SA_RESETHAND;
+      ::sigaction(sig, &sa, &g_previous[sig]);
+    }
+  });
+}
+
+int register_group(pid_t pg) {
+  for (int i = 0; i < kMaxWorkers; ++i) {
+    pid_t expected = 0;
+    if (g_groups[i].compare_exchange_strong(expected, pg)) return i;
+  }
+  return -1;
+}
+
+// Workers are started from one thread that lives as long as the process: PR_SET_PDEATHSIG
+// fires when the *thread* that started a worker exits, and --jobs threads come and go.
+class Spawner {
+ public:
+  static int run(std::function<int()> f) {
+    // Never destroyed: its thread outlives every worker. A fork()ed copy of this process has
+    // no spawner thread, so it starts its own.
+    static std::atomic<Spawner*> current{nullptr};
+    Spawner* s = current.load();
+    if (!s || s->owner_ != ::getpid()) {
+      s = new Spawner();
+      current.store(s);
+    }
+    std::packaged_task<int()> task(std::move(f));
+    auto result = task.get_future();
+    {
+      std::lock_guard lock(s->mu_);
+      s->queue_.push_back(std::move(task));
+    }
+    s->cv_.notify_one();
+    return result.get();
+  }
+
+ private:
+  Spawner() {
+    std::thread([this] {
+      for (;;) {
+        std::unique_lock lock(mu_);
+        cv_.wait(lock, [&] { return !queue_.empty(); });
+        auto task = std::move(queue_.front());
+        queue_.pop_front();
+        lock.unlock();
+        task();
+      }
+    }).detach();
+  }
+  pid_t owner_ = ::getpid();
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::packaged_task<int()>> queue_;
+};
+
+std::string worker_path() {
+  if (const char* env = std::getenv("GSCHECK_WORKER"); env && *env) return env;
+  char self[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n > 0) {
+    std::string dir(self, static_cast<std::size_t>(n));
+    dir = dir.substr(0, dir.rfind('/') + 1);
+    if (::access((dir + "gscheck-worker").c_str(), X_OK) == 0) return dir + "gscheck-worker";
+  }
+  return GSCHECK_WORKER_PATH;
+}
+
+int memfd(const char* name) {
+  const int fd = ::memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd >= 0) ::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL);
+  return fd;
+}
+
+// posix_spawn with fds[i] as the worker's descriptor i (i < 7), in its own process group, with
+// default signal dispositions. Returns 0 or the error.
+int spawn_with_fds(const std::string& exe, char* const argv[], const std::vector<int>& fds,
+                   pid_t& pid_out) {
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  for (int target = 0; target < 7; ++target)
+    posix_spawn_file_actions_adddup2(&fa, fds[static_cast<std::size_t>(target)], target);
+  posix_spawn_file_actions_addclosefrom_np(&fa, 7);
+  posix_spawnattr_t at;
+  posix_spawnattr_init(&at);
+  sigset_t none, all;
+  sigemptyset(&none);
+  sigfillset(&all);
+  posix_spawnattr_setsigmask(&at, &none);
+  posix_spawnattr_setsigdefault(&at, &all);
+  posix_spawnattr_setpgroup(&at, 0);  // the worker leads its own process group
+  posix_spawnattr_setflags(&at,
+                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  // A failed spawn (EAGAIN under a full process table, ENOMEM) is retried with backoff.
+  int rc = 0;
+  for (int attempt = 0; attempt < 6; ++attempt) {
+    pid_t pid = -1;
+    rc = Spawner::run([&] { return ::posix_spawn(&pid, exe.c_str(), &fa, &at, argv, environ); });
+    if (rc == 0) {
+      pid_out = pid;
+      break;
+    }
+    if (rc != EAGAIN && rc != ENOMEM) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10 << attempt));
+  }
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&at);
+  return rc;
+}
+
+}  // namespace
+
+std::string WorkerProcess::spawn(const std::string& plugin, const PluginOptions& opt) {
+  install_signal_handlers();
+  const std::string exe = worker_path();
+  if (exe.empty() || ::access(exe.c_str(), X_OK) != 0)
+    return "cannot find gscheck-worker (next to this executable, or $GSCHECK_WORKER; built at '" +
+           std::string(GSCHECK_WORKER_PATH) + "')";
+  int cmd[2], rep[2], log[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, cmd) != 0)
+    return std::string("socketpair failed: ") + std::strerror(errno);
+  if (::pipe2(rep, O_CLOEXEC) != 0 || ::pipe2(log, O_CLOEXEC) != 0)
+    return std::string("pipe failed: ") + std::strerror(errno);
+  in_mem_ = memfd("gscheck-in");
+  out_mem_ = memfd("gscheck-out");
+  const int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  cmd_ = cmd[0];
+  reply_ = rep[0];
+  log_fd_ = log[0];
+  ::fcntl(log_fd_, F_SETFL, O_NONBLOCK);
+  ::fcntl(reply_, F_SETFL, O_NONBLOCK);
+  // Sources above every target, so no dup2 overwrites a later source. The order is the
+  // worker's descriptors 0..6 (wire.h: kCommandFd and the rest).
+  const int sources[] = {devnull, log[1], log[1], cmd[1], rep[1], in_mem_, out_mem_};
+  std::vector<int> high;
+  std::string error;
+  for (int fd : sources) {
+    const int h = fd < 0 ? -1 : ::fcntl(fd, F_DUPFD_CLOEXEC, 16);
+    if (h < 0)
+      error = std::string("cannot set up the worker's descriptors: ") + std::strerror(errno);
+    high.push_back(h);
+  }
+  for (int fd : {devnull, log[1], cmd[1], rep[1]}) ::close(fd);
+  const std::string max_bytes = std::to_string(opt.max_output_bytes);
+  const std::string parent = std::to_string(::getpid());
+  const char* mode = opt.isolate == Isolation::kCall ? "call" : "worker";
+  char* argv[] = {const_cast<char*>(exe.c_str()),       const_cast<char*>(plugin.c_str()),
+                  const_cast<char*>(max_bytes.c_str()), const_cast<char*>(mode),
+                  const_cast<char*>(parent.c_str()),    nullptr};
+  if (error.empty()) {
+    if (const int rc = spawn_with_fds(exe, argv, high, pid_); rc != 0)
+      error = std::string("cannot start gscheck-worker: ") + std::strerror(rc);
+  }
+  for (int h : high)
+    if (h >= 0) ::close(h);
+  if (!error.empty()) {
+    close_fds();
+    return error;
+  }
+  slot_ = register_group(pid_);
+  return "";
+}
+
+bool WorkerProcess::send(w::Msg type, const void* p, uint32_t n) {
+  char buf[sizeof(w::FrameHeader) + 64];
+  if (n > 64) return false;
+  const std::size_t size = w::encode_frame(buf, type, p, n);
+  std::size_t off = 0;
+  while (off < size) {
+    const ssize_t k = ::send(cmd_, buf + off, size - off, MSG_NOSIGNAL);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return false;
+    off += static_cast<std::size_t>(k);
+  }
+  return true;
+}
+
+void WorkerProcess::drain_log(int wait_ms) {
+  pollfd p{log_fd_, POLLIN, 0};
+  if (log_fd_ < 0 || ::poll(&p, 1, wait_ms) <= 0) return;
+  char buf[1 << 16];
+  for (int i = 0; i < 64; ++i) {
+    const ssize_t n = ::read(log_fd_, buf, sizeof buf);
+    if (n <= 0) return;
+    log_.add(buf, static_cast<std::size_t>(n));
+  }
+}
+
+Wait WorkerProcess::wait_frame(Clock::time_point deadline, Frame& f) {
+  for (;;) {
+    if (pending_.size() >= sizeof(w::FrameHeader)) {
+      w::FrameHeader h;
+      std::memcpy(&h, pending_.data(), sizeof h);
+      if (h.magic != w::kMagic || h.size > w::kMaxFrame) {
+        kill_group();
+        return Wait::kMalformed;
+      }
+      if (pending_.size() >= sizeof h + h.size) {
+        f.type = static_cast<w::Msg>(h.type);
+        f.payload = pending_.substr(sizeof h, h.size);
+        pending_.erase(0, sizeof h + h.size);
+        return Wait::kFrame;
+      }
+    }
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) return Wait::kTimeout;
+    pollfd p[2] = {{reply_, POLLIN, 0}, {log_fd_, POLLIN, 0}};
+    const int ready = ::poll(p, 2, static_cast<int>(std::min<int64_t>(left, 1000)) + 1);
+    if (ready < 0 && errno != EINTR) return Wait::kEof;
+    if (ready <= 0) continue;
+    if (p[1].revents) drain_log(0);
+    if (p[0].revents) {
+      char buf[1 << 16];
+      const ssize_t n = ::read(reply_, buf, sizeof buf);
+      if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+      if (n <= 0) return Wait::kEof;
+      pending_.append(buf, static_cast<std::size_t>(n));
+    }
+  }
+}
+
+std::string WorkerProcess::death_reason(Wait how) {
+  if (how == Wait::kMalformed) {
+    kill_group();
+    return "plugin worker sent a malformed reply (the plugin wrote into gscheck's result "
+           "pipe?); its process group was killed";
+  }
+  // The pipe closed: give a dying worker a moment to finish dying, to read how it ended.
+  bool gone = false;
+  for (const auto until = after(2.0); !gone && Clock::now() < until;) {
+    gone = exited();
+    if (!gone) {
+      drain_log(0);
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+  }
+  if (!gone) {
+    kill_group();
+    return "plugin closed gscheck's result pipe without answering; its worker's process "
+           "group was killed";
+  }
+  const int st = kill_group();
+  if (WIFSIGNALED(st)) {
+    const int sig = WTERMSIG(st);
+    return "plugin crashed with signal " + std::to_string(sig) + " (" +
+           std::string(strsignal(sig)) + ")";
+  }
+  return "plugin worker exited with status " + std::to_string(WEXITSTATUS(st)) +
+         " during the call (exit() inside the plugin?)";
+}
+
+void WorkerProcess::stop() {
+  if (pid_ <= 0) {
+    close_fds();
+    return;
+  }
+  if (cmd_ >= 0) ::close(cmd_);
+  cmd_ = -1;
+  for (const auto until = after(2.0); Clock::now() < until && !exited();) {
+    drain_log(0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  kill_group();  // whatever the plugin left in the group goes too
+}
+
+// True once the worker has ended; it stays a zombie (its pid and group id stay ours).
+bool WorkerProcess::exited() {
+  siginfo_t info{};
+  return ::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+         info.si_pid == pid_;
+}
+
+// The group is signalled only while the unreaped worker still holds the group id.
+int WorkerProcess::kill_group() {
+  int st = 0;
+  if (pid_ > 0) {
+    ::kill(-pid_, SIGKILL);
+    siginfo_t info{};
+    while (::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOWAIT) < 0 &&
+           errno == EINTR) {
+    }
+    ::kill(-pid_, SIGKILL);  // members forked while the first signal was on its way
+    while (::waitpid(pid_, &st, 0) < 0 && errno == EINTR) {
+    }
+    drain_log(0);
+  }
+  forget();
+  return st;
+}
+
+void WorkerProcess::forget() {
+  if (slot_ >= 0) g_groups[slot_].store(0);
+  slot_ = -1;
+  pid_ = -1;
+  close_fds();
+}
+
+void WorkerProcess::close_fds() {
+  for (int* fd : {&cmd_, &reply_, &log_fd_, &in_mem_, &out_mem_}) {
+    if (*fd >= 0) ::close(*fd);
+    *fd = -1;
+  }
+}
+
+}  // namespace gscheck::plugin

@@ -1,0 +1,136 @@
+// gscheck-worker: loads one vendor plugin and serves gscheck's calls to it (wire.h). gscheck
+// starts it per job; it lives as long as the plugin behaves. Everything the plugin may break
+// (the heap, stdio, signal handlers) is treated as suspect: replies use raw write(2).
+//
+//   gscheck-worker PLUGIN MAX_BYTES MODE PARENT_PID     (MODE: worker | call)
+//
+// The descriptors (wire.h: kCommandFd, kReplyFd, kInMemFd, kOutMemFd) are set up by gscheck.
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "backends/plugin/wire.h"
+#include "backends/plugin/worker_call.h"
+#include "backends/plugin/worker_fault_guard.h"
+#include "backends/plugin/worker_io.h"
+#include "backends/plugin/worker_loader.h"
+#include "backends/plugin/worker_state.h"
+
+namespace {
+
+using namespace gscheck::worker;
+
+// After init(): cap the address space (see plugin.h, MEMORY), not for CUDA plugins.
+void cap_memory(const WorkerState& state) {
+  if (state.device) return;
+  FILE* f = std::fopen("/proc/self/statm", "r");
+  unsigned long long pages = 0;
+  if (!f) return;
+  const bool ok = std::fscanf(f, "%llu", &pages) == 1;
+  std::fclose(f);
+  if (!ok) return;
+  const unsigned long long used = pages * state.page;
+  const unsigned long long budget = static_cast<unsigned long long>(state.max_bytes);
+  const unsigned long long limit =
+      budget > (1ull << 60) ? RLIM_INFINITY : used + 4 * budget + (1ull << 30);
+  rlimit r{limit, limit};
+  ::setrlimit(RLIMIT_AS, &r);
+}
+
+void kill_own_group(int) { ::kill(0, SIGKILL); }
+
+// Forks the real worker. In the guard returns how the worker ended (mirroring a signal by dying
+// of it); in the worker returns -1.
+int guard() {
+  const pid_t guard_pid = ::getpid();
+  pid_t pid = -1;
+  for (int attempt = 0; attempt < 6 && pid < 0; ++attempt) {  // a full process table passes
+    pid = ::fork();
+    if (pid < 0) ::usleep(10000u << attempt);
+  }
+  if (pid < 0) {
+    std::fprintf(stderr, "gscheck-worker: fork failed: %s\n", std::strerror(errno));
+    return 1;
+  }
+  if (pid == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != guard_pid) ::_exit(1);
+    // The plugin's orphaned grandchildren become this worker's children, so they are seen.
+    ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+    return -1;
+  }
+  struct sigaction sa {};
+  sa.sa_handler = &kill_own_group;
+  ::sigaction(SIGTERM, &sa, nullptr);
+  for (int fd = 0; fd < 7; ++fd)
+    if (fd != 2) ::close(fd);  // the worker holds the pipes: their EOF is the worker's
+  int st = 0;
+  while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(st)) {
+    ::signal(WTERMSIG(st), SIG_DFL);
+    ::raise(WTERMSIG(st));
+  }
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
+// Serves kCall frames until gscheck closes the socket; returns the exit status.
+int frame_loop(WorkerState& state) {
+  for (;;) {
+    FrameHeader h{};
+    if (!read_all(kCommandFd, &h, sizeof h)) break;  // gscheck closed the socket: done
+    uint64_t in_bytes = 0;
+    if (h.magic != kMagic || h.type != static_cast<uint32_t>(Msg::kCall) ||
+        h.size != sizeof in_bytes || !read_all(kCommandFd, &in_bytes, sizeof in_bytes))
+      return 3;
+    if (state.fork_per_call) {
+      serve_call_forked(state, in_bytes);
+    } else {
+      serve_call(state, in_bytes);
+    }
+  }
+  if (state.v2 && state.v2->finalize) state.v2->finalize();
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 5) {
+    std::fprintf(stderr, "gscheck-worker is started by gscheck, not by hand\n");
+    return 2;
+  }
+  // A plugin crashing on every case must not write a core file per case.
+  rlimit no_core{0, 0};
+  ::setrlimit(RLIMIT_CORE, &no_core);
+  // Die with gscheck, even on SIGKILL; a parent already gone means nobody wants this worker.
+  // This process stays a small guard that never loads the plugin: told (SIGTERM) that gscheck
+  // died, it kills the whole process group, the plugin's children included.
+  ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (::getppid() != static_cast<pid_t>(std::atoll(argv[4]))) return 1;
+  if (int code = guard(); code >= 0) return code;
+  static WorkerState state;  // outlives everything the plugin may still run at exit
+  state.page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  state.max_bytes = std::atoll(argv[2]);
+  state.fork_per_call = std::strcmp(argv[3], "call") == 0;
+  ::signal(SIGPIPE, SIG_DFL);
+  static char alt_stack[64 * 1024];
+  install_fault_handler(alt_stack, sizeof alt_stack);
+
+  if (std::string e = load(argv[1], state); !e.empty()) {
+    send_text(Msg::kLoadError, e);
+    return 1;
+  }
+  state.allowed_children = live_children();
+  cap_memory(state);
+  send_frame(Msg::kReady, nullptr, 0);
+  return frame_loop(state);
+}
