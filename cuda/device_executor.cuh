@@ -11,6 +11,7 @@
 #include <string>
 
 #include "core/status.h"
+#include "cuda/executor.h"
 #include "cuda/portability.h"
 #include "cuda/scratch_slots.h"
 
@@ -144,5 +145,6 @@ class DeviceExec {
   bool sync_;
   std::shared_ptr<Scratch> scratch_;  // shared by copies of this executor
 };
+static_assert(Executor<DeviceExec>);
 
 }  // namespace gscheck::cuda

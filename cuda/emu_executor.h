@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "cuda/executor.h"
 #include "cuda/portability.h"
 #include "cuda/race_detector.h"
 #include "cuda/scratch_slots.h"
@@ -169,5 +170,6 @@ class EmuExec {
   std::shared_ptr<RaceDetector> race_;
   std::shared_ptr<Scratch> scratch_;  // shared by copies of this executor
 };
+static_assert(Executor<EmuExec>);
 
 }  // namespace gscheck::cuda

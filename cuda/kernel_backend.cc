@@ -1,6 +1,9 @@
 #include "cuda/kernel_backend.h"
 
 #include <algorithm>
+#include <iterator>
+
+#include "cuda/kernel_table.h"
 
 namespace gscheck::cuda {
 namespace {
@@ -16,10 +19,8 @@ Capabilities kernel_capabilities(std::string name, bool deterministic) {
   Capabilities caps;
   caps.name = std::move(name);
   caps.ops.assign(std::begin(kAllOps), std::end(kAllOps));
-  caps.dtypes = {DType::kBool,    DType::kInt32,     DType::kInt64,
-                 DType::kFloat16, DType::kBFloat16,  DType::kFloat32,
-                 DType::kFloat64, DType::kComplex64, DType::kComplex128};
-  caps.index_dtypes = {DType::kInt32, DType::kInt64};
+  caps.dtypes.assign(std::begin(kKernelDTypes), std::end(kKernelDTypes));
+  caps.index_dtypes.assign(std::begin(kKernelIndexDTypes), std::end(kKernelIndexDTypes));
   caps.semantics = {Semantics::kTfCpu, Semantics::kTfGpu};
   caps.deterministic = deterministic;
   // Checked mode quotes TensorFlow's bad-index text; validation texts are cuda's own
@@ -51,10 +52,7 @@ Status admit_case(const Capabilities& caps, const Case& c, RunConfig* cfg) {
                             " but updates are " + std::string(dtype_name(c.updates->dtype())));
   }
   // TensorFlow registers no kernel for these (the kernel lookup fails before any check).
-  const bool minmax = c.op == Op::kTensorScatterMin || c.op == Op::kTensorScatterMax;
-  const bool addsub = c.op == Op::kTensorScatterAdd || c.op == Op::kTensorScatterSub;
-  if ((minmax && (is_complex(data.dtype()) || data.dtype() == DType::kBool)) ||
-      (addsub && data.dtype() == DType::kBool)) {
+  if (!tf_has_kernel(c.op, data.dtype())) {
     return Error{ErrorClass::kUnsupported, std::string(op_name(c.op)) + " has no kernel for " +
                                                std::string(dtype_name(data.dtype()))};
   }

@@ -19,7 +19,7 @@ Capabilities kernel_capabilities(std::string name, bool deterministic);
 /// for the op and dtype, a known bad_indices_policy. Fills cfg from semantics and policy.
 Status admit_case(const Capabilities& caps, const Case& c, RunConfig* cfg);
 
-template <class Exec>
+template <Executor Exec>
 class KernelBackend final : public Backend {
  public:
   KernelBackend(Capabilities caps, Exec exec, bool deterministic,

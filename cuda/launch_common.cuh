@@ -1,5 +1,5 @@
-// Host-side pieces shared by the op launchers: uploads, the bad-index record, index and offset
-// type dispatch, and the gather launch that picks a thread mapping by slice size.
+// Host-side pieces shared by the op launchers: uploads, the bad-index record, the gathers'
+// buffers, index and offset type dispatch.
 #pragma once
 
 #include <cstdint>
@@ -8,13 +8,12 @@
 #include <utility>
 
 #include "core/case.h"
+#include "cuda/executor.h"
 #include "cuda/guarded_output.h"
-#include "cuda/portability.h"
-#include "cuda/slice_copy.cuh"
 
 namespace gscheck::cuda {
 
-template <class Exec>
+template <Executor Exec>
 Expected<typename Exec::Buffer> upload(Exec& ex, const void* host, uint64_t bytes) {
   auto buf = ex.alloc(bytes);
   if (!buf.ok()) return buf.error();
@@ -30,7 +29,7 @@ struct BadPositions {
 };
 
 /// The device-side flag of checked mode: two int64 updated with atomic min / max.
-template <class Exec>
+template <Executor Exec>
 class BadRecord {
  public:
   static Expected<BadRecord> create(Exec& ex) {
@@ -54,7 +53,7 @@ class BadRecord {
 
 /// The device side of one gather or gather_nd launch: params and indices uploaded, the output
 /// guarded and poisoned with a byte value params lacks, and the bad-index record.
-template <class Exec>
+template <Executor Exec>
 struct GatherBuffers {
   typename Exec::Buffer params;
   typename Exec::Buffer indices;
@@ -99,59 +98,21 @@ Status with_index_type(DType dt, F&& f) {
   });
 }
 
+/// True when 32-bit offsets are safe: every tensor of the launch has < 2^31 elements, so every
+/// element or row offset the kernels compute fits (CUB's offset-type dispatch).
+constexpr bool fits_32bit_offsets(const int64_t* element_counts, int n) {
+  for (int i = 0; i < n; ++i) {
+    if (element_counts[i] >= (int64_t{1} << 31)) return false;
+  }
+  return true;
+}
+
 /// CUB-style offset dispatch: f(uint32_t{}) when every tensor has < 2^31 elements, else
 /// f(uint64_t{}).
 template <int N, class F>
 Status with_offset_type(const int64_t (&element_counts)[N], F&& f) {
   if (fits_32bit_offsets(element_counts, N)) return f(uint32_t{});
   return f(uint64_t{});
-}
-
-/// Launch a gather over `rows` output rows of slice_elems elements each (elem_bytes wide), with
-/// the mapping GatherPolicy picks for the slice size.
-template <class Off, class Exec, class Map>
-Status launch_gather(Exec& ex, const Map& map, const uint8_t* d_params, uint8_t* d_out,
-                     uint64_t rows, uint64_t slice_elems, uint32_t elem_bytes) {
-  const uint64_t slice_bytes = slice_elems * elem_bytes;
-  const RowMapping m = choose_row_mapping(slice_bytes);
-  constexpr uint32_t kBlock = GatherPolicy::kBlockThreads;
-  if (m.group != 0) {
-    const bool aligned16 = slice_bytes % 16 == 0 &&
-                           reinterpret_cast<uintptr_t>(d_params) % 16 == 0 &&
-                           reinterpret_cast<uintptr_t>(d_out) % 16 == 0;
-    // Few long rows: split each into up to 8 pieces (whole units of >= 4 KB) so the grid
-    // still fills the machine.
-    uint32_t parts = 1;
-    if (m.group == GatherPolicy::kBlockThreads && aligned16) {
-      const uint64_t units = slice_bytes / 16;
-      while (parts < 8 && rows * parts * 2 <= ex.max_blocks() && units % (parts * 2) == 0 &&
-             slice_bytes / (parts * 2) >= GatherPolicy::kWarpMaxBytes)
-        parts *= 2;
-    }
-    GatherRowsKernel<Map, Off> k{map,         d_params, d_out,     static_cast<Off>(rows),
-                                 slice_bytes, m.group,  aligned16, parts};
-    return ex.launch(k, rows * parts * m.group, kBlock);
-  }
-  const uint64_t total = rows * slice_elems;
-  auto go = [&](auto e) -> Status {
-    constexpr int E = decltype(e)::value;
-    GatherElementsKernel<Map, Off, E> k{map, d_params, d_out, static_cast<Off>(total),
-                                        DivBy<Off>(static_cast<Off>(slice_elems))};
-    return ex.launch(k, total, kBlock);
-  };
-  switch (elem_bytes) {
-    case 1:
-      return go(std::integral_constant<int, 1>{});
-    case 2:
-      return go(std::integral_constant<int, 2>{});
-    case 4:
-      return go(std::integral_constant<int, 4>{});
-    case 8:
-      return go(std::integral_constant<int, 8>{});  // 16-byte elements never get here
-    default:
-      return Error{ErrorClass::kUnimplemented,
-                   "no gather kernel for " + std::to_string(elem_bytes) + "-byte elements"};
-  }
 }
 
 }  // namespace gscheck::cuda

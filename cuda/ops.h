@@ -1,8 +1,10 @@
 // The op launchers shared by the cuda and cuda-emu backends, templated on the executor (EmuExec
-// in cuda-emu, DeviceExec on the GPU) and explicitly instantiated once per executor.
+// in cuda-emu, DeviceExec on the GPU; cuda/executor.h) and explicitly instantiated once per
+// executor.
 #pragma once
 
 #include "core/case.h"
+#include "cuda/executor.h"
 #include "cuda/validate.h"
 
 namespace gscheck::cuda {
@@ -17,12 +19,12 @@ struct RunConfig {
   bool sorted_scatter = false;
 };
 
-template <class Exec>
+template <Executor Exec>
 Outcome run_gather(Exec& ex, const Case& c, const GatherPlan& p, const RunConfig& cfg);
-template <class Exec>
+template <Executor Exec>
 Outcome run_gather_nd(Exec& ex, const Case& c, const GatherNdPlan& p, const RunConfig& cfg);
 /// scatter_nd and tensor_scatter_nd_*.
-template <class Exec>
+template <Executor Exec>
 Outcome run_scatter_nd(Exec& ex, const Case& c, const ScatterPlan& p, const RunConfig& cfg);
 
 }  // namespace gscheck::cuda

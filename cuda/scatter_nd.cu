@@ -1,7 +1,7 @@
-// GPU instantiation of the scatter_nd launcher: the kernels of cuda/scatter_nd.cuh compiled by
-// nvcc.
+// GPU instantiation of the scatter_nd launcher: the kernels of cuda/scatter_nd_launch.cuh compiled
+// by nvcc.
 #include "cuda/device_executor.cuh"
-#include "cuda/scatter_nd.cuh"
+#include "cuda/scatter_nd_launch.cuh"
 
 namespace gscheck::cuda {
 template Outcome run_scatter_nd<DeviceExec>(DeviceExec&, const Case&, const ScatterPlan&,

@@ -1,5 +1,7 @@
-// Cooperative slice copies for the gather kernels and the tuning policies that pick a thread
-// mapping. __host__ __device__ code: also compiled as plain C++ for cuda-emu.
+// Device code of gather and gather_nd: cooperative slice copies and the two gather kernels, over
+// an index map each op supplies (cuda/gather_device.cuh, cuda/gather_nd_device.cuh). The thread
+// mapping is chosen by cuda/gather_dispatch.cuh. __host__ __device__ code: also compiled as plain
+// C++ for cuda-emu.
 #pragma once
 
 #include <cstdint>
@@ -7,62 +9,6 @@
 #include "cuda/portability.h"
 
 namespace gscheck::cuda {
-
-/// Tuning of the gather kernels. No GPU was available when these were set (see docs/cuda.md),
-/// so each value records the reasoning, not a measurement; re-tune from bench/cuda.
-struct GatherPolicy {
-  /// 256 threads = 8 warps: enough warps per block to hide load latency, and a block-per-row
-  /// group still fits several resident blocks per SM.
-  static constexpr uint32_t kBlockThreads = 256;
-  /// Slices smaller than one 16 B vector get one thread per element: a row cannot feed a group,
-  /// and neighbouring threads then write neighbouring bytes (coalesced stores).
-  static constexpr uint64_t kPerElementBelowBytes = 16;
-  /// Up to 512 B (32 lanes x 16 B) a sub-warp group per row: one 16 B unit per lane, so small
-  /// rows do not leave most of a warp idle.
-  static constexpr uint64_t kSubWarpMaxBytes = 512;
-  /// Up to 4 KB a warp per row (each lane moves at most 8 units); above, a whole block per row
-  /// so one long row is spread over 256 lanes.
-  static constexpr uint64_t kWarpMaxBytes = 4096;
-  /// Resident blocks per SM the grid is capped at; the kernels are grid-stride loops, so a
-  /// capped grid only changes how many rows each thread walks.
-  static constexpr uint32_t kBlocksPerSm = 8;
-};
-
-/// Tuning of the scatter kernels (one thread per updated element, or per pair for packed
-/// half2/bfloat162 atomics).
-struct ScatterPolicy {
-  /// Same reasoning as GatherPolicy::kBlockThreads.
-  static constexpr uint32_t kBlockThreads = 256;
-  static constexpr uint32_t kBlocksPerSm = 8;
-};
-
-/// How one gather kernel maps threads to output rows.
-struct RowMapping {
-  /// Lanes per row; 0 means one thread per output element (tiny slices).
-  uint32_t group = 0;
-};
-
-/// Choose the mapping for a slice of slice_bytes (GatherPolicy).
-constexpr RowMapping choose_row_mapping(uint64_t slice_bytes) {
-  if (slice_bytes < GatherPolicy::kPerElementBelowBytes) return RowMapping{0};
-  if (slice_bytes <= GatherPolicy::kSubWarpMaxBytes) {
-    const uint64_t units = (slice_bytes + 15) / 16;
-    uint32_t g = 2;
-    while (g < units && g < 32) g *= 2;
-    return RowMapping{g};
-  }
-  if (slice_bytes <= GatherPolicy::kWarpMaxBytes) return RowMapping{32};
-  return RowMapping{GatherPolicy::kBlockThreads};
-}
-
-/// True when 32-bit offsets are safe: every tensor of the launch has < 2^31 elements, so every
-/// element or row offset the kernels compute fits (CUB's offset-type dispatch).
-constexpr bool fits_32bit_offsets(const int64_t* element_counts, int n) {
-  for (int i = 0; i < n; ++i) {
-    if (element_counts[i] >= (int64_t{1} << 31)) return false;
-  }
-  return true;
-}
 
 /// The widest unit (16, 8, 4, 2, 1 bytes) in which a row at src can be copied to dst: both
 /// addresses must agree modulo it. Rows of a tensor with 16 B aligned bases and slice bytes a

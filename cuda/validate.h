@@ -8,11 +8,9 @@
 #include <vector>
 
 #include "core/case.h"
+#include "cuda/kernel_table.h"  // kMaxDepth
 
 namespace gscheck::cuda {
-
-/// TensorFlow's kernels handle index depths 1..7 (batch coordinates included for gather_nd).
-inline constexpr int kMaxDepth = 7;
 
 /// gather: params seen as [batch, outer, axis_dim, inner], indices as [batch, n_idx]; the
 /// output is [batch, outer, n_idx, inner], one row (slice of `inner` elements) per index use.

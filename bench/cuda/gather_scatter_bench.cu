@@ -23,9 +23,9 @@
 #include <vector>
 
 #include "cuda/device_executor.cuh"
-#include "cuda/gather.cuh"
-#include "cuda/gather_nd.cuh"
-#include "cuda/scatter_nd.cuh"
+#include "cuda/gather_launch.cuh"
+#include "cuda/gather_nd_launch.cuh"
+#include "cuda/scatter_nd_launch.cuh"
 
 namespace gscheck::cuda {
 namespace {

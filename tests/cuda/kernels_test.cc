@@ -7,7 +7,8 @@
 #include <vector>
 
 #include "cuda/emu_executor.h"
-#include "cuda/gather.cuh"
+#include "cuda/gather_dispatch.cuh"
+#include "cuda/gather_launch.cuh"
 #include "cuda/portability.h"
 #include "cuda/slice_copy.cuh"
 

@@ -1,44 +1,20 @@
-// gather_nd (tf.gather_nd / GatherNd, batch_dims included): index map and launcher.
+// gather_nd (tf.gather_nd / GatherNd, batch_dims included): the host launcher (buffers, launch
+// through cuda/gather_dispatch.cuh, TensorFlow's bad-index message). Plain C++ without nvcc.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "cuda/executor.h"
+#include "cuda/gather_dispatch.cuh"
+#include "cuda/gather_nd_device.cuh"
 #include "cuda/launch_common.cuh"
 #include "cuda/ops.h"
 
 namespace gscheck::cuda {
 
-/// Output row r reads params slice batch * batch_stride + sum_k indices[r, k] * strides[k];
-/// any coordinate outside [0, dims[k]) makes the whole row bad (zeroed, row recorded).
-template <class Index, class Off>
-struct GatherNdIndexMap {
-  const Index* d_indices;
-  int depth;
-  DivBy<Off> rows_per_batch;
-  Off batch_stride;
-  Off dims[kMaxDepth];
-  Off strides[kMaxDepth];
-  int64_t* d_bad;
-
-  GSCHECK_HD_INLINE bool source(Off row, Off* src) const {
-    const Index* ix = d_indices + static_cast<uint64_t>(row) * depth;
-    Off s = rows_per_batch.div(row) * batch_stride;
-    for (int k = 0; k < depth; ++k) {
-      const int64_t v = static_cast<int64_t>(ix[k]);
-      if (v < 0 || v >= static_cast<int64_t>(dims[k])) {
-        record_bad_position(d_bad, static_cast<int64_t>(row));
-        return false;
-      }
-      s += static_cast<Off>(v) * strides[k];
-    }
-    *src = s;
-    return true;
-  }
-};
-
-template <class Exec>
+template <Executor Exec>
 Outcome run_gather_nd(Exec& ex, const Case& c, const GatherNdPlan& p, const RunConfig& cfg) {
   const Tensor& params = *c.params;
   const Tensor& indices = *c.indices;

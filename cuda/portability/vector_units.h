@@ -1,0 +1,42 @@
+// Vector units for slice copies: W bytes moved by one load and one store.
+#pragma once
+
+#include <cstdint>
+
+#include "cuda/portability/qualifiers.h"
+
+namespace gscheck::cuda {
+
+template <int W>
+struct VecUnit;
+template <>
+struct VecUnit<1> {
+  using type = uint8_t;
+};
+template <>
+struct VecUnit<2> {
+  using type = uint16_t;
+};
+template <>
+struct VecUnit<4> {
+  using type = uint32_t;
+};
+template <>
+struct VecUnit<8> {
+  using type = uint64_t;
+};
+#if defined(__CUDACC__)
+template <>
+struct VecUnit<16> {
+  using type = uint4;  // one 128-bit ld.global.v4 / st.global.v4
+};
+#else
+template <>
+struct VecUnit<16> {
+  struct alignas(16) type {
+    uint64_t lo, hi;
+  };
+};
+#endif
+
+}  // namespace gscheck::cuda
