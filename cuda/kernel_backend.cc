@@ -6,15 +6,6 @@
 #include "cuda/kernel_table.h"
 
 namespace gscheck::cuda {
-namespace {
-
-template <class T>
-bool contains(const std::vector<T>& v, T x) {
-  return std::find(v.begin(), v.end(), x) != v.end();
-}
-
-}  // namespace
-
 Capabilities kernel_capabilities(std::string name, bool deterministic) {
   Capabilities caps;
   caps.name = std::move(name);
@@ -33,20 +24,9 @@ Capabilities kernel_capabilities(std::string name, bool deterministic) {
 
 Status admit_case(const Capabilities& caps, const Case& c, RunConfig* cfg) {
   GSCHECK_RETURN_IF_ERROR(check_well_formed(c));
+  // The contract check every caller shares; what follows is this backend's own validation.
+  GSCHECK_RETURN_IF_ERROR(admit(caps, c));
   const Tensor& data = is_scatter(c.op) ? *c.updates : *c.params;
-  const auto unimplemented = [&](const std::string& what) {
-    return Error{ErrorClass::kUnimplemented, caps.name + " does not implement " + what};
-  };
-  if (!contains(caps.ops, c.op)) return unimplemented(std::string(op_name(c.op)));
-  if (!contains(caps.dtypes, data.dtype())) {
-    return unimplemented(std::string(dtype_name(data.dtype())) + " elements");
-  }
-  if (!contains(caps.index_dtypes, c.indices->dtype())) {
-    return unimplemented(std::string(dtype_name(c.indices->dtype())) + " indices");
-  }
-  if (!contains(caps.semantics, c.semantics)) {
-    return unimplemented(std::string(semantics_name(c.semantics)) + " semantics");
-  }
   if (c.tensor && c.tensor->dtype() != c.updates->dtype()) {
     return invalid_argument("tensor is " + std::string(dtype_name(c.tensor->dtype())) +
                             " but updates are " + std::string(dtype_name(c.updates->dtype())));
@@ -61,7 +41,8 @@ Status admit_case(const Capabilities& caps, const Case& c, RunConfig* cfg) {
     GSCHECK_RETURN_IF_ERROR(check_gather_nd_batch_dims(c, &batch));
   }
   const std::string& policy = c.bad_indices_policy;
-  if (!policy.empty() && policy != "DEFAULT" && policy != "ERROR" && policy != "IGNORE") {
+  const std::optional<BadIndicesPolicy> known = bad_indices_policy_from_name(policy);
+  if (!known) {
     // GatherNd's kernels are registered only for the known values, so TensorFlow finds no
     // kernel; the scatter kernels accept any string and reject it when constructed.
     if (c.op == Op::kGatherNd) {
@@ -71,7 +52,8 @@ Status admit_case(const Capabilities& caps, const Case& c, RunConfig* cfg) {
     return invalid_argument("Unknown bad indices handling attribute: " + policy);
   }
   // tf-cpu raises unless the policy is IGNORE; tf-gpu raises only when ERROR is asked for.
-  cfg->checked = c.semantics == Semantics::kTfCpu ? policy != "IGNORE" : policy == "ERROR";
+  cfg->checked = c.semantics == Semantics::kTfCpu ? *known != BadIndicesPolicy::kIgnore
+                                                  : *known == BadIndicesPolicy::kError;
   return {};
 }
 
