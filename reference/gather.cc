@@ -34,15 +34,10 @@ int64_t gather_rows(const Tensor& params, const Tensor& indices, Tensor& out, co
       const T* src = p + bq * g.dim * inner;
       T* dst = o + bq * g.n * inner;
       for_each_row_prefetched(
-          g.n,
+          g.n, src, slice_bytes, /*for_write=*/false,
           [&](int64_t i) {
             const int64_t v = static_cast<int64_t>(ib[i]);
             return in_range(v, g.dim) ? v * inner : int64_t{-1};
-          },
-          [&](int64_t offset) {
-            if constexpr (!std::is_same_v<T, std::string>) {
-              prefetch_slice(src + offset, slice_bytes, false);
-            }
           },
           [&](int64_t i, int64_t offset) {
             T* d = dst + i * inner;

@@ -38,15 +38,10 @@ int64_t gather_nd_rows(const Tensor& params, const Tensor& indices, Tensor& out,
     const int64_t first = b * g.rows_per_batch;  // this batch's first row
     const int64_t base = b * g.batch_stride;
     for_each_row_prefetched(
-        g.rows_per_batch,
+        g.rows_per_batch, p, slice_bytes, /*for_write=*/false,
         [&](int64_t i) {
           return row_slice_offset(ix + (first + i) * g.depth, g.depth, g.dims, g.strides, base,
                                   g.slice);
-        },
-        [&](int64_t offset) {
-          if constexpr (!std::is_same_v<T, std::string>) {
-            prefetch_slice(p + offset, slice_bytes, false);
-          }
         },
         [&](int64_t i, int64_t offset) {
           T* dst = o + (first + i) * g.slice;

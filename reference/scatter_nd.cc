@@ -295,14 +295,9 @@ int64_t scatter_rows(const Index* ix, const T* upd, T* out, const Geometry& geo,
   const std::size_t slice_bytes = static_cast<std::size_t>(g.slice) * sizeof(T);
   int64_t bad = -1;
   for_each_row_prefetched(
-      g.rows,
+      g.rows, out, slice_bytes, /*for_write=*/true,
       [&](int64_t r) {
         return row_slice_offset(ix + r * g.depth, g.depth, g.dims, g.strides, 0, g.slice);
-      },
-      [&](int64_t offset) {
-        if constexpr (!std::is_same_v<T, std::string>) {
-          prefetch_slice(out + offset, slice_bytes, true);
-        }
       },
       [&](int64_t r, int64_t offset) {
         if (offset < 0) {

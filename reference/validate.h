@@ -90,30 +90,11 @@ decltype(auto) visit_index_dtype(DType dt, F&& f) {
 /// accesses of consecutive rows overlap instead of stalling one after another.
 inline constexpr int64_t kPrefetchRows = 16;
 
-/// Runs visit(r, offset) for rows r = 0..n-1 in order, where offset = offset_of(r) (negative
-/// for a bad row). offset_of and prefetch(offset) run kPrefetchRows rows ahead of visit. Stops
-/// early when visit returns false.
-template <class OffsetOf, class Prefetch, class Visit>
-void for_each_row_prefetched(int64_t n, OffsetOf offset_of, Prefetch prefetch, Visit visit) {
-  static_assert((kPrefetchRows & (kPrefetchRows - 1)) == 0, "ring index uses a mask");
-  int64_t ring[kPrefetchRows];
-  for (int64_t r = 0; r < n && r < kPrefetchRows; ++r) {
-    ring[r] = offset_of(r);
-    if (ring[r] >= 0) prefetch(ring[r]);
-  }
-  for (int64_t r = 0; r < n; ++r) {
-    const int64_t offset = ring[r & (kPrefetchRows - 1)];
-    if (const int64_t ahead = r + kPrefetchRows; ahead < n) {
-      const int64_t next = offset_of(ahead);  // reuses the slot just read
-      ring[ahead & (kPrefetchRows - 1)] = next;
-      if (next >= 0) prefetch(next);
-    }
-    if (!visit(r, offset)) return;
-  }
-}
-
-/// Hint the first cache lines (up to 256 bytes) of a slice into the cache.
-inline void prefetch_slice(const void* p, std::size_t bytes, bool for_write) {
+/// Hint the first cache lines (up to 256 bytes) of a slice into the cache. Always inlined: GCC
+/// (12, at -O2) deduces that a function whose only statements are prefetches has no side effects
+/// and deletes calls to it, so the prefetches must land in the row loop's own body.
+[[gnu::always_inline]] inline void prefetch_slice(const void* p, std::size_t bytes,
+                                                  bool for_write) {
   const char* c = static_cast<const char*>(p);
   const std::size_t n = bytes < 256 ? bytes : 256;
   for (std::size_t off = 0; off < n; off += 64) {
@@ -122,6 +103,32 @@ inline void prefetch_slice(const void* p, std::size_t bytes, bool for_write) {
     } else {
       __builtin_prefetch(c + off, 0);
     }
+  }
+}
+
+/// Runs visit(r, offset) for rows r = 0..n-1 in order, where offset = offset_of(r) (negative
+/// for a bad row). kPrefetchRows rows ahead of visit it computes offset_of and prefetches the
+/// slice at base + offset (slice_bytes long; strings are not prefetched). Stops early when visit
+/// returns false. The prefetches are written here, not in a callback: GCC at -O2 drops a call to
+/// a callable that does nothing but prefetch (see prefetch_slice).
+template <class T, class OffsetOf, class Visit>
+void for_each_row_prefetched(int64_t n, const T* base, std::size_t slice_bytes, bool for_write,
+                             OffsetOf offset_of, Visit visit) {
+  static_assert((kPrefetchRows & (kPrefetchRows - 1)) == 0, "ring index uses a mask");
+  constexpr bool kPrefetch = !std::is_same_v<T, std::string>;
+  int64_t ring[kPrefetchRows];
+  for (int64_t r = 0; r < n && r < kPrefetchRows; ++r) {
+    ring[r] = offset_of(r);
+    if (kPrefetch && ring[r] >= 0) prefetch_slice(base + ring[r], slice_bytes, for_write);
+  }
+  for (int64_t r = 0; r < n; ++r) {
+    const int64_t offset = ring[r & (kPrefetchRows - 1)];
+    if (const int64_t ahead = r + kPrefetchRows; ahead < n) {
+      const int64_t next = offset_of(ahead);  // reuses the slot just read
+      ring[ahead & (kPrefetchRows - 1)] = next;
+      if (kPrefetch && next >= 0) prefetch_slice(base + next, slice_bytes, for_write);
+    }
+    if (!visit(r, offset)) return;
   }
 }
 
