@@ -213,6 +213,9 @@ def run_shell(argv_groups: list[list[str]], cwd: Path) -> tuple[int, str]:
     return 0, "".join(out)
 
 
+LAUNCHERS = {"ccache", "sccache", "distcc", "icecc"}
+
+
 def subcommands(cmd: str) -> list[list[str]]:
     """A ninja command line split at '&&' into argument lists; ':' no-ops and the post-build
     steps (gtest test discovery: `cd DIR && cmake -D ...`) left out."""
@@ -262,7 +265,10 @@ class Overlay:
         argv_groups = subcommands(self.build.final_command(obj))
         fixed = []
         for argv in argv_groups:
-            a, i = [argv[0], "-I" + str(self.src_dir)], 1
+            # A compiler launcher (CMAKE_<LANG>_COMPILER_LAUNCHER=ccache) is dropped: the mutated
+            # source's folder goes first on the compiler's own include path.
+            c = 1 if len(argv) > 1 and os.path.basename(argv[0]) in LAUNCHERS else 0
+            a, i = [argv[c], "-I" + str(self.src_dir)], c + 1
             while i < len(argv):
                 t = argv[i]
                 if t in ("-MD", "-MMD"):
