@@ -12,7 +12,7 @@
 
 namespace gscheck::cuda {
 
-/// Tuning of the gather kernels (the CUB policy-struct pattern: every knob the dispatch reads,
+/// Tuning of the gather kernels (the CUB policy-struct pattern: the knobs that shape the launch,
 /// each with its evidence). No GPU has been lent yet (docs/cuda.md, GPU measurements), so the
 /// values are reasoned from the sm_90 machine code (docs/cuda.md, Machine code) and the memory
 /// system, not measured; re-tune from bench/cuda (cuda_bench) once a GPU runs it.
@@ -34,7 +34,7 @@ struct GatherPolicy {
   static constexpr uint32_t kMaxRowParts = 8;
   /// Resident blocks per SM the grid is capped at; the kernels are grid-stride loops, so a
   /// capped grid only changes how many rows each thread walks (DeviceExec::max_blocks uses the
-  /// same 8; launches ask the occupancy API).
+  /// same 8; launches ask the occupancy API, so it is a record, not read by the dispatch).
   static constexpr uint32_t kBlocksPerSm = 8;
 };
 

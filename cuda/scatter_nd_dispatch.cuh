@@ -13,7 +13,7 @@
 
 namespace gscheck::cuda {
 
-/// Tuning of the scatter kernels (the CUB policy-struct pattern: every knob the dispatch reads,
+/// Tuning of the scatter kernels (the CUB policy-struct pattern: the knobs that shape the launch,
 /// each with its evidence). Not measured on a GPU yet (docs/cuda.md, GPU measurements); the
 /// widths follow the sm_90 atomics the machine-code check finds (tests/cuda/sass_check.py).
 struct ScatterPolicy {

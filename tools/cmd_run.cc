@@ -266,29 +266,24 @@ void print_run_line(const RunOptions& o, std::size_t files, const harness::Runne
   std::printf("\n");
 }
 
+// The options of `gscheck run` (the plugin options come on top).
+std::vector<OptionSpec> run_option_specs() {
+  // clang-format off
+  return {{"--backend", true},   {"--sweep", true},        {"--seed", true},
+          {"--size", true},      {"--report", true},       {"--junit", true},
+          {"--max-bytes", true}, {"--repeat", true},       {"--case-timeout", true},
+          {"--matrix", false},   {"--verbose", false},     {"--quiet", false},
+          {"--time", true},      {"--shard", true},        {"--known-failures", true},
+          {"--strict", false},   {"--lint-known-failures", false},
+          {"--boundary-fraction", true},                   {"--semantics", true}};
+  // clang-format on
+}
+
 }  // namespace
 
 int cmd_run(const std::vector<std::string>& args) {
   harness::block_run_signals();  // before any backend starts threads: only the guard takes them
-  std::vector<OptionSpec> specs = {{"--backend", true},
-                                   {"--sweep", true},
-                                   {"--seed", true},
-                                   {"--size", true},
-                                   {"--report", true},
-                                   {"--junit", true},
-                                   {"--max-bytes", true},
-                                   {"--repeat", true},
-                                   {"--case-timeout", true},
-                                   {"--matrix", false},
-                                   {"--verbose", false},
-                                   {"--quiet", false},
-                                   {"--time", true},
-                                   {"--shard", true},
-                                   {"--known-failures", true},
-                                   {"--strict", false},
-                                   {"--lint-known-failures", false},
-                                   {"--boundary-fraction", true},
-                                   {"--semantics", true}};
+  std::vector<OptionSpec> specs = run_option_specs();
   for (auto& spec : plugin_option_specs()) specs.push_back(spec);
   auto line = parse_command_line(args, specs, "gscheck run", kUsage);
   if (!line.args) return line.exit_status;
