@@ -93,7 +93,12 @@ std::vector<std::pair<std::string, Outcome>> injected_bugs(const Evidence& ev) {
       if constexpr (std::is_same_v<T, bool>) {
         p[0] = !p[0];
       } else if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
-        p[0] = T(std::isnan(to_float(p[0])) ? 1000.0f : to_float(p[0]) + 1000.0f);
+        // Through float, as the half types do arithmetic (T(float) would set the bits).
+        const float v = std::isnan(to_float(p[0])) ? 1000.0f : to_float(p[0]) + 1000.0f;
+        if constexpr (std::is_same_v<T, Float16>)
+          p[0] = float16_from_float(v);
+        else
+          p[0] = bfloat16_from_float(v);
       } else if constexpr (std::is_floating_point_v<T>) {
         p[0] = std::isnan(p[0]) ? T(1000) : p[0] + T(1000);
       } else if constexpr (std::is_integral_v<T>) {
