@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string>
 
-#include "core/backend.h"
 #include "backends/plugin/host_process.h"
+#include "core/backend.h"
 #include "core/case.h"
 
 namespace gscheck::plugin {
