@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "backends/registry.h"
 
@@ -28,6 +29,9 @@ struct PluginOptions {
   /// The call's byte budget (--max-bytes): the output plus its string bytes. The worker's
   /// address space is capped from it too.
   int64_t max_output_bytes = kDefaultMaxCaseBytes;
+  /// Existing directories the worker sees read-only (where it runs in its own mount
+  /// namespace): those of the reports, the case files and the known-failures files.
+  std::vector<std::string> read_only_dirs;
 };
 
 /// The number of cores: the default --jobs.

@@ -25,6 +25,9 @@ struct Capabilities {
   bool tf_bad_index_messages = false;
   /// Half types (float16, bfloat16) accumulated in float32 (widens the summation bound).
   bool accumulates_half_in_float = false;
+  /// How its code is kept from harming the run (plugins: the worker's containment, e.g. "pid
+  /// and mount namespaces, seccomp" or "process group only: <why>"); "" in gscheck's process.
+  std::string containment;
 };
 
 /// OK when the op, the element dtype (params for gathers, the starting tensor or else the

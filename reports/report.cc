@@ -299,7 +299,8 @@ json report_head_json(const RunInfo& run, const RunTally& tally) {
         {"deterministic", caps.deterministic},
         {"tf_messages", caps.tf_messages},
         {"tf_bad_index_messages", caps.tf_bad_index_messages},
-        {"accumulates_half_in_float", caps.accumulates_half_in_float}}},
+        {"accumulates_half_in_float", caps.accumulates_half_in_float},
+        {"containment", caps.containment.empty() ? json(nullptr) : json(caps.containment)}}},
       {"totals", std::move(totals_json)},
       {"per_op", std::move(per_op)},
       {"matrix", matrix_to_json(tally)},
@@ -536,6 +537,8 @@ Expected<Report> report_from_json(const json& j) {
   GSCHECK_ASSIGN(caps.deterministic, brd.get<bool>(*b, "deterministic"));
   GSCHECK_ASSIGN(caps.tf_messages, brd.get<bool>(*b, "tf_messages"));
   GSCHECK_ASSIGN(caps.accumulates_half_in_float, brd.get<bool>(*b, "accumulates_half_in_float"));
+  if (b->contains("containment") && !(*b)["containment"].is_null())
+    GSCHECK_ASSIGN(caps.containment, brd.get<std::string>(*b, "containment"));
   if (b->contains("apis"))
     GSCHECK_ASSIGN(caps.apis, brd.named_list<Api>(*b, "apis", api_from_name));
   if (b->contains("tf_bad_index_messages"))

@@ -1,6 +1,12 @@
 #include "tools/plugin_flags.h"
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <charconv>
+#include <cstdlib>
+
+#include "harness/regression.h"
 
 namespace gscheck::tools {
 
@@ -8,8 +14,44 @@ std::vector<OptionSpec> plugin_option_specs() {
   return {{"--jobs", true}, {"--timeout", true}, {"--isolate", true}};
 }
 
+namespace {
+
+// The directory of a path gscheck reads or writes, absolute and existing, or "".
+std::string existing_dir_of(const std::string& path, bool is_dir) {
+  std::string dir = is_dir ? path : path.substr(0, path.find_last_of('/') + 1);
+  if (dir.empty()) dir = ".";
+  char* abs = ::realpath(dir.c_str(), nullptr);
+  if (!abs) return "";
+  std::string out = abs;
+  std::free(abs);
+  struct stat st {};
+  return ::stat(out.c_str(), &st) == 0 && S_ISDIR(st.st_mode) ? out : "";
+}
+
+// What a plugin must not write: the reports' directories, the regressions directory, and the
+// case and known-failures files' directories.
+std::vector<std::string> protected_dirs(const ParsedArgs& parsed) {
+  std::vector<std::pair<std::string, bool>> paths;
+  for (const char* flag : {"--report", "--junit", "--known-failures"})
+    if (auto v = parsed.value(flag); v && *v != "-") paths.emplace_back(*v, false);
+  for (const auto& p : parsed.positional) {
+    struct stat st {};
+    if (::stat(p.c_str(), &st) == 0) paths.emplace_back(p, S_ISDIR(st.st_mode));
+  }
+  paths.emplace_back(harness::regressions_dir(), true);
+  std::vector<std::string> dirs;
+  for (const auto& [p, is_dir] : paths)
+    if (auto d = existing_dir_of(p, is_dir);
+        !d.empty() && std::find(dirs.begin(), dirs.end(), d) == dirs.end())
+      dirs.push_back(d);
+  return dirs;
+}
+
+}  // namespace
+
 Expected<PluginOptions> plugin_options(const ParsedArgs& parsed, int64_t max_bytes) {
   PluginOptions o;
+  o.read_only_dirs = protected_dirs(parsed);
   o.max_output_bytes = max_bytes;
   o.jobs = default_jobs();
   if (auto v = parsed.value("--jobs")) {

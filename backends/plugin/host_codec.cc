@@ -5,10 +5,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <vector>
 
+#include "core/redzone.h"
 #include "gscheck/plugin.h"
 
 namespace gscheck::plugin {
@@ -77,33 +79,68 @@ uint64_t put_tensor(unsigned char* base, uint64_t at, const Tensor& t, w::WireTe
   return align64(at + t.byte_size());
 }
 
-// Copies the output the result names, [lo, lo + n) of "out" (`size` bytes), into `out`.
-Decoded copy_output(int out_mem, uint64_t size, bool strings, uint64_t lo, uint64_t n, Tensor out) {
+// Where the guards around an output were changed, in words, or "": `map` is "out" from 0 at
+// layout `l`. The guard pages are zero (gscheck punches "out" empty after every call) and the
+// guard bytes kGuardByte, unless something wrote them however it got at them (an mprotect()ed
+// guard page, a mapping of its own).
+std::string changed_guard(const unsigned char* map, const w::OutputLayout& l, uint64_t payload,
+                          uint64_t page) {
+  auto zero = [](const unsigned char* p, uint64_t n) {
+    for (uint64_t i = 0; i < n; ++i)
+      if (p[i]) return i;
+    return n;
+  };
+  if (const uint64_t i = zero(map, page); i < page)
+    return "plugin wrote the guard page before its output buffer (byte " +
+           std::to_string(page - i) + " before the buffer's guard bytes)";
+  const unsigned char* region = map + l.region_offset;
+  const uint64_t head = l.payload_offset - l.region_offset;
+  if (const uint64_t i = last_changed_guard_byte(region, head); i < head)
+    return "plugin wrote before its output buffer (guard byte " + std::to_string(head - i) +
+           " before the start)";
+  const unsigned char* end = map + l.payload_offset + payload;
+  if (const uint64_t i = first_changed_guard_byte(end, l.tail_bytes); i < l.tail_bytes)
+    return "plugin wrote past the end of its output buffer (guard byte " + std::to_string(i) +
+           " after the end)";
+  if (const uint64_t i = zero(end + l.tail_bytes, page); i < page)
+    return "plugin wrote past the end of its output buffer (byte " +
+           std::to_string(l.tail_bytes + i) + " after the end, in the guard page)";
+  return "";
+}
+
+// Copies the output at layout `l` of "out" (`size` bytes) into `out`, after checking its
+// guards; for strings, the table and bytes at [strings_at, strings_at + strings_n).
+Decoded copy_output(int out_mem, uint64_t size, const w::OutputLayout& l, uint64_t payload,
+                    uint64_t strings_at, uint64_t strings_n, Tensor out) {
   const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
-  const uint64_t map_at = lo / page * page;
-  void* m =
-      ::mmap(nullptr, lo + n - map_at, PROT_READ, MAP_SHARED, out_mem, static_cast<off_t>(map_at));
+  const bool strings = out.dtype() == DType::kString;
+  const uint64_t map_bytes = strings ? strings_at + strings_n : l.map_bytes;
+  if (map_bytes > size)
+    return fail("plugin worker sent a malformed result (output out of bounds)", true);
+  void* m = ::mmap(nullptr, map_bytes, PROT_READ, MAP_SHARED, out_mem, 0);
   if (m == MAP_FAILED)
     return fail(std::string("cannot map the output: ") + std::strerror(errno), false);
-  const auto* p = static_cast<const unsigned char*>(m) + (lo - map_at);
-  std::string bad;
-  if (!strings) {
-    std::memcpy(out.data(), p, n);
-  } else {
-    for (int64_t i = 0; i < out.num_elements() && bad.empty(); ++i) {
+  const auto* base = static_cast<const unsigned char*>(m);
+  std::string bad = changed_guard(base, l, payload, page);
+  bool restart = !bad.empty();
+  if (bad.empty() && !strings) {
+    std::memcpy(out.data(), base + l.payload_offset, payload);
+  } else if (bad.empty()) {
+    const unsigned char* table = base + strings_at;
+    const uint64_t bytes_at = strings_at + w::kStringEntryBytes * out.strings().size();
+    for (std::size_t i = 0; i < out.strings().size(); ++i) {
       uint64_t e[2];
-      std::memcpy(e, p + w::kStringEntryBytes * i, sizeof e);
-      if (e[0] < lo || !w::inside(e[0], e[1], size) || e[0] + e[1] > lo + n) {
+      std::memcpy(e, table + w::kStringEntryBytes * i, sizeof e);
+      if (e[0] < bytes_at || !w::inside(e[0], e[1], map_bytes)) {
         bad = "plugin worker sent a malformed string output";
+        restart = true;
         break;
       }
-      out.strings()[static_cast<std::size_t>(i)].assign(
-          reinterpret_cast<const char*>(p + (e[0] - lo)), e[1]);
+      out.strings()[i].assign(reinterpret_cast<const char*>(base + e[0]), e[1]);
     }
   }
-  ::munmap(m, lo + n - map_at);
-  release_pages(out_mem, n);
-  if (!bad.empty()) return fail(std::move(bad), true);
+  ::munmap(m, map_bytes);
+  if (!bad.empty()) return fail(std::move(bad), restart);
   return Decoded{std::move(out), false};
 }
 
@@ -116,8 +153,8 @@ uint64_t input_bytes(const Case& c) {
   return bytes;
 }
 
-std::string write_inputs(int in_mem, const Case& c, int64_t max_output_bytes,
-                         Clock::time_point deadline, uint64_t& total) {
+std::string write_inputs(const Case& c, int64_t max_output_bytes, Clock::time_point deadline,
+                         int& fd, uint64_t& total) {
   const std::optional<Tensor>* inputs[w::kInputs] = {&c.params, &c.indices, &c.updates,
                                                      &c.tensor, &c.shape,   &c.axis};
   total = align64(sizeof(w::WireCall));
@@ -125,9 +162,11 @@ std::string write_inputs(int in_mem, const Case& c, int64_t max_output_bytes,
   total = align64(total + c.bad_indices_policy.size());
   for (const auto* t : inputs)
     if (*t) total = laid_out(**t, total);
-  if (!w::grow_memfd(in_mem, total))
+  fd = ::memfd_create("gscheck-in", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0) return std::string("cannot make the input memory: ") + std::strerror(errno);
+  if (::ftruncate(fd, static_cast<off_t>(total)) != 0)
     return std::string("cannot size the input memory: ") + std::strerror(errno);
-  void* m = ::mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_SHARED, in_mem, 0);
+  void* m = ::mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (m == MAP_FAILED) return std::string("cannot map the input memory: ") + std::strerror(errno);
   auto* base = static_cast<unsigned char*>(m);
   w::WireCall wc{};
@@ -145,18 +184,20 @@ std::string write_inputs(int in_mem, const Case& c, int64_t max_output_bytes,
   for (int k = 0; k < w::kInputs; ++k)
     if (*inputs[k]) at = put_tensor(base, at, **inputs[k], wc.inputs[k]);
   std::memcpy(base, &wc, sizeof wc);
-  ::munmap(m, total);
+  ::munmap(m, total);  // F_SEAL_WRITE needs no writable mapping left
+  if (::fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) != 0)
+    return std::string("cannot seal the input memory: ") + std::strerror(errno);
   return "";
 }
 
 Decoded read_result(const std::string& payload, const std::string& fault, int out_mem,
-                    const LogTail& log) {
+                    int64_t max_bytes, const LogTail& log) {
   w::WireResult r{};
   if (payload.size() < sizeof r) return fail("plugin worker sent a malformed result", true);
   std::memcpy(&r, payload.data(), sizeof r);
   const uint64_t dims_bytes = r.has_output ? 8ull * static_cast<uint32_t>(r.rank) : 0;
   if ((r.has_output && (r.rank < 0 || r.rank > kMaxRank || r.dtype < 0 || r.dtype > GSC_STRING)) ||
-      payload.size() != sizeof r + dims_bytes + r.message_size)
+      r.message_size > payload.size() || payload.size() != sizeof r + dims_bytes + r.message_size)
     return fail("plugin worker sent a malformed result", true);
   const std::string message = payload.substr(sizeof r + dims_bytes);
   const auto ending = static_cast<w::Ending>(r.ending);
@@ -167,37 +208,42 @@ Decoded read_result(const std::string& payload, const std::string& fault, int ou
   if (r.code != GSC_OK) return Decoded{code_to_outcome(r.code, message), false};
   if (!r.has_output) return fail("plugin returned OK without an output", false);
   std::vector<int64_t> dims(static_cast<std::size_t>(r.rank));
-  std::memcpy(dims.data(), payload.data() + sizeof r, dims_bytes);
+  if (dims_bytes) std::memcpy(dims.data(), payload.data() + sizeof r, dims_bytes);
   for (int64_t d : dims)
-    if (d < 0) return fail("plugin worker sent a malformed result", false);
+    if (d < 0) return fail("plugin worker sent a malformed result", true);
   const auto dtype = static_cast<DType>(r.dtype);
   const bool strings = dtype == DType::kString;
-  // Check the claimed shape against the shared memory before allocating anything for it:
-  // bytes in the pipe (a plugin may write there) must not make gscheck allocate.
+  // The claimed shape against the call's budget before anything is allocated or mapped: the
+  // frame may be forged, and "out" grown by the plugin.
   Shape shape(std::move(dims));
   const auto count = shape.num_elements();
+  const uint64_t elem = strings ? w::kStringEntryBytes : dtype_size(dtype);
+  const auto budget = static_cast<uint64_t>(std::max<int64_t>(max_bytes, 0));
+  if (!count || static_cast<uint64_t>(*count) > budget / elem)
+    return fail("plugin worker sent a malformed result (an output of " + shape.to_string() +
+                    " exceeds the byte budget of " + std::to_string(budget) + ")",
+                true);
+  const uint64_t payload_bytes = static_cast<uint64_t>(*count) * elem;
+  const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  const w::OutputLayout l = w::output_layout(payload_bytes, page);
+  const bool where_expected =
+      strings ? r.strings_offset == l.map_bytes && r.strings_bytes >= payload_bytes &&
+                    r.strings_bytes - payload_bytes <= budget
+              : r.payload_offset == l.payload_offset && r.payload_bytes == payload_bytes;
   struct stat st {};
   if (::fstat(out_mem, &st) != 0) return fail("cannot stat the output memory", false);
-  const auto size = static_cast<uint64_t>(st.st_size);
-  const uint64_t lo = strings ? r.strings_offset : r.payload_offset;
-  const uint64_t n = strings ? r.strings_bytes : r.payload_bytes;
-  const uint64_t elem = strings ? w::kStringEntryBytes : dtype_size(dtype);
-  if (!count || !w::inside(lo, n, size) || static_cast<uint64_t>(*count) > size / elem ||
-      (!strings && n != static_cast<uint64_t>(*count) * elem) ||
-      (strings && n < static_cast<uint64_t>(*count) * elem))
+  if (!where_expected)
     return fail("plugin worker sent a malformed result (output out of bounds)", true);
   auto out = Tensor::uninitialized(dtype, std::move(shape), INT64_MAX);
   if (!out.ok()) return Decoded{out.error(), false};
-  if (n == 0) return Decoded{std::move(out), false};
-  return copy_output(out_mem, size, strings, lo, n, std::move(*out));
+  return copy_output(out_mem, static_cast<uint64_t>(st.st_size), l, payload_bytes, r.strings_offset,
+                     r.strings_bytes, std::move(*out));
 }
 
-void release_pages(int fd, uint64_t used) {
-  if (used >= (16u << 20)) {
-    struct stat st {};
-    if (::fstat(fd, &st) == 0)
-      ::fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, st.st_size);
-  }
+void release_pages(int fd) {
+  struct stat st {};
+  if (::fstat(fd, &st) == 0)
+    ::fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, st.st_size);
 }
 
 }  // namespace gscheck::plugin

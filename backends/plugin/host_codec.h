@@ -14,10 +14,11 @@ namespace gscheck::plugin {
 /// The bytes of a case's non-string inputs (the default deadline's share of the inputs).
 uint64_t input_bytes(const Case& c);
 
-/// Lays the call out in "in": WireCall, then per input its dims and data, 64-byte aligned.
-/// Sets `total` to the bytes used; returns "" or why it could not.
-std::string write_inputs(int in_mem, const Case& c, int64_t max_output_bytes,
-                         Clock::time_point deadline, uint64_t& total);
+/// Lays the call out in a fresh "in" memfd: WireCall, then per input its dims and data, 64-byte
+/// aligned, and seals it (no write, grow or shrink, by anyone, from then on). Sets `fd` (the
+/// caller closes it) and `total` (the bytes used); returns "" or why it could not.
+std::string write_inputs(const Case& c, int64_t max_output_bytes, Clock::time_point deadline,
+                         int& fd, uint64_t& total);
 
 /// A decoded result; `restart` when the worker is suspect and must be killed.
 struct Decoded {
@@ -25,12 +26,16 @@ struct Decoded {
   bool restart;
 };
 
-/// Reads a kResult payload, and the output it names from "out". `fault` (a kFault frame's text)
-/// and the worker's log tail join the message of a call that failed outside the plugin.
+/// Reads a kResult payload, and the output it names from "out". Nothing in it is trusted: the
+/// output must fit `max_bytes` (checked before anything is mapped or allocated), lie where
+/// output_layout() puts it, and leave its guard bytes and guard pages as the worker made them.
+/// `fault` (a kFault frame's text) and the worker's log tail join the message of a call that
+/// failed outside the plugin.
 Decoded read_result(const std::string& payload, const std::string& fault, int out_mem,
-                    const LogTail& log);
+                    int64_t max_bytes, const LogTail& log);
 
-/// Gives the pages of a large memfd back (the size stays: it is sealed).
-void release_pages(int fd, uint64_t used);
+/// Empties "out" after a call (its size stays: it is sealed): its pages go back, and the next
+/// call's guard pages start as zeros, whatever this call's output left there.
+void release_pages(int fd);
 
 }  // namespace gscheck::plugin

@@ -2,6 +2,9 @@
 // loading the plugin once. The plugin never runs in this process. Calls go over a pipe as small
 // frames; tensors go through memfds (wire.h). The process itself is host_process.h's, the
 // marshalling host_codec.h's.
+#include <unistd.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <condition_variable>
 #include <cstdio>
@@ -12,6 +15,7 @@
 
 #include "backends/plugin/host_codec.h"
 #include "backends/plugin/host_process.h"
+#include "backends/plugin/host_sandbox.h"
 #include "backends/plugin/host_text.h"
 #include "backends/plugin_backend.h"
 #include "gscheck/plugin.h"
@@ -82,6 +86,10 @@ class Worker {
         proc_.stop();
         return parse_error(sanitize(f.payload) + proc_.log().tail());
       } else if (f.type == w::Msg::kReady && hello) {
+        // Loaded and initialised: from here the worker may grow by about what its calls need
+        // (the output, inputs it copies, scratch), as RLIMIT_AS allows (worker_main.cc).
+        const auto budget = static_cast<uint64_t>(std::max<int64_t>(opt.max_output_bytes, 0));
+        proc_.cap_memory(budget > (uint64_t{1} << 58) ? budget : 4 * budget + (uint64_t{1} << 30));
         return contract;
       } else {
         proc_.kill_group();
@@ -91,24 +99,33 @@ class Worker {
   }
 
   bool alive() const { return proc_.alive(); }
+  /// The last call failed on a frame left over from an earlier call (not its own fault).
+  bool stale() const { return stale_; }
   void stop() { proc_.stop(); }
 
   // One call; a failure that leaves the worker suspect kills it (alive() turns false).
   Outcome call(const Case& c) {
-    uint64_t in_bytes = 0;
+    const uint32_t id = ++calls_;
     const double timeout = opt_.timeout_seconds > 0 ? opt_.timeout_seconds : 0;
-    // Default deadline: 10 s plus 1 s per 64 MiB of inputs (the output adds its share later).
+    // Default deadline: 10 s plus 1 s per 64 MiB of inputs; the output may add its share once,
+    // up to the byte budget's, so no frame can stretch a call past 10 s + (inputs + budget)'s.
     const double seconds_allowed =
         timeout > 0 ? timeout : 10.0 + plugin::input_bytes(c) / double(w::kBytesPerSecond);
     auto deadline = after(seconds_allowed);
     double allowed = seconds_allowed;
-    if (auto s = plugin::write_inputs(proc_.in_mem(), c, opt_.max_output_bytes, deadline, in_bytes);
-        !s.empty()) {
-      proc_.kill_group();
-      return internal(s);
-    }
+    bool extended = false;
+    int in_fd = -1;
+    uint64_t in_bytes = 0;
+    const std::string written =
+        plugin::write_inputs(c, opt_.max_output_bytes, deadline, in_fd, in_bytes);
     const uint64_t msg = in_bytes;
-    if (!proc_.send(w::Msg::kCall, &msg, sizeof msg)) {
+    const bool sent = written.empty() && proc_.send(w::Msg::kCall, id, &msg, sizeof msg, in_fd);
+    if (in_fd >= 0) ::close(in_fd);  // the worker holds its own reference
+    if (!written.empty()) {
+      proc_.kill_group();
+      return internal(written);
+    }
+    if (!sent) {
       return internal("plugin worker is gone before the call: " + proc_.death_reason(Wait::kEof) +
                       proc_.log().tail());
     }
@@ -126,20 +143,40 @@ class Worker {
         const std::string why = proc_.death_reason(got);
         return internal(why + (fault.empty() ? "" : ": " + fault) + proc_.log().tail());
       }
-      if (f.type == w::Msg::kAllocated && f.payload.size() == 8 && timeout <= 0) {
+      if (f.call_id != id) {
+        // Only the plugin writes frames out of turn (the worker answers each call once, in
+        // order): this call's answer can no longer be told from a forgery. A frame of an
+        // earlier call means the fault is that call's: this one is retried on a fresh worker.
+        stale_ = f.call_id < id;
+        proc_.kill_group();
+        return internal("plugin worker sent a frame for call " + std::to_string(f.call_id) +
+                        " during call " + std::to_string(id) +
+                        " (desynchronised: the plugin wrote into gscheck's result pipe?); its "
+                        "process group was killed" +
+                        proc_.log().tail());
+      }
+      if (f.type == w::Msg::kAllocated && f.payload.size() == 8) {
         uint64_t bytes = 0;
         std::memcpy(&bytes, f.payload.data(), 8);
-        const double more = bytes / double(w::kBytesPerSecond);
-        allowed += more;
-        deadline += span(more);
+        if (timeout <= 0 && !extended) {
+          extended = true;
+          const auto budget = static_cast<uint64_t>(std::max<int64_t>(opt_.max_output_bytes, 0));
+          const double more = std::min(bytes, budget) / double(w::kBytesPerSecond);
+          allowed += more;
+          deadline += span(more);
+        }
       } else if (f.type == w::Msg::kFault) {
         fault = sanitize(f.payload);
       } else if (f.type == w::Msg::kResult) {
-        plugin::Decoded d = plugin::read_result(f.payload, fault, proc_.out_mem(), proc_.log());
-        if (d.restart) proc_.kill_group();
-        plugin::release_pages(proc_.in_mem(), in_bytes);
+        plugin::Decoded d = plugin::read_result(f.payload, fault, proc_.out_mem(),
+                                                opt_.max_output_bytes, proc_.log());
+        if (d.restart) {
+          proc_.kill_group();
+        } else {
+          plugin::release_pages(proc_.out_mem());
+        }
         return std::move(d.outcome);
-      } else if (f.type != w::Msg::kAllocated) {
+      } else {
         proc_.kill_group();
         return internal("plugin worker sent an unexpected message during the call" +
                         proc_.log().tail());
@@ -150,6 +187,8 @@ class Worker {
  private:
   PluginOptions opt_;
   plugin::WorkerProcess proc_;
+  uint32_t calls_ = 0;
+  bool stale_ = false;
 };
 
 template <class E>
@@ -189,18 +228,24 @@ class PluginBackend final : public Backend {
         ++live_;
       }
     }
-    if (!wk) {
-      // A fresh worker, after a failed call or for one more job.
-      wk = std::make_unique<Worker>();
-      auto started = wk->start(path_, opt_);
-      if (!started.ok()) {
-        give_back(nullptr);
-        return internal("cannot start a fresh plugin worker: " + started.error().message);
+    for (int attempt = 0;; ++attempt) {
+      if (!wk) {
+        // A fresh worker, after a failed call or for one more job.
+        wk = std::make_unique<Worker>();
+        auto started = wk->start(path_, opt_);
+        if (!started.ok()) {
+          give_back(nullptr);
+          return internal("cannot start a fresh plugin worker: " + started.error().message);
+        }
       }
+      Outcome o = wk->call(c);
+      if (wk->stale() && attempt == 0) {
+        wk.reset();  // its group is dead; the case runs again on a fresh worker
+        continue;
+      }
+      give_back(wk->alive() ? std::move(wk) : nullptr);
+      return o;
     }
-    Outcome o = wk->call(c);
-    give_back(wk->alive() ? std::move(wk) : nullptr);
-    return o;
   }
 
  private:
@@ -244,6 +289,11 @@ Expected<Capabilities> capabilities_of(const std::string& path, const w::WireCon
     return parse_error("plugin " + path + ": gscheck_plugin_api() returned " +
                        std::to_string(p.api) + " (expected GSC_API_PYTHON or GSC_API_KERNEL)");
   caps.apis = {p.api == GSC_API_KERNEL ? Api::kKernel : Api::kPython};
+  caps.containment = plugin::containment();
+  std::string no_cgroup;
+  const std::string cgroup = plugin::WorkerCgroup::offered(no_cgroup);
+  caps.containment += ", " + (cgroup.empty() ? no_cgroup : cgroup);
+  caps.containment += (p.sandbox & w::kSandboxSeccomp) ? ", seccomp" : ", no seccomp filter";
   return caps;
 }
 

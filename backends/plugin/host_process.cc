@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -21,7 +20,7 @@
 #include <thread>
 #include <vector>
 
-extern char** environ;
+#include "backends/plugin/host_sandbox.h"
 
 #ifndef GSCHECK_WORKER_PATH
 #define GSCHECK_WORKER_PATH ""
@@ -31,6 +30,9 @@ namespace gscheck::plugin {
 namespace {
 
 namespace w = worker;
+
+// Processes and threads one worker may have (its cgroup's pids.max).
+constexpr int64_t kMaxWorkerTasks = 4096;
 
 // --- Every live worker's process group, for the signal handler.
 constexpr int kMaxWorkers = 1024;
@@ -120,46 +122,19 @@ std::string worker_path() {
   return GSCHECK_WORKER_PATH;
 }
 
-int memfd(const char* name) {
-  const int fd = ::memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
-  if (fd >= 0) ::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL);
-  return fd;
-}
-
-// posix_spawn with fds[i] as the worker's descriptor i (i < 7), in its own process group, with
-// default signal dispositions. Returns 0 or the error.
-int spawn_with_fds(const std::string& exe, char* const argv[], const std::vector<int>& fds,
-                   pid_t& pid_out) {
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  for (int target = 0; target < 7; ++target)
-    posix_spawn_file_actions_adddup2(&fa, fds[static_cast<std::size_t>(target)], target);
-  posix_spawn_file_actions_addclosefrom_np(&fa, 7);
-  posix_spawnattr_t at;
-  posix_spawnattr_init(&at);
-  sigset_t none, all;
-  sigemptyset(&none);
-  sigfillset(&all);
-  posix_spawnattr_setsigmask(&at, &none);
-  posix_spawnattr_setsigdefault(&at, &all);
-  posix_spawnattr_setpgroup(&at, 0);  // the worker leads its own process group
-  posix_spawnattr_setflags(&at,
-                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  // A failed spawn (EAGAIN under a full process table, ENOMEM) is retried with backoff.
-  int rc = 0;
-  for (int attempt = 0; attempt < 6; ++attempt) {
-    pid_t pid = -1;
-    rc = Spawner::run([&] { return ::posix_spawn(&pid, exe.c_str(), &fa, &at, argv, environ); });
-    if (rc == 0) {
-      pid_out = pid;
-      break;
-    }
-    if (rc != EAGAIN && rc != ENOMEM) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10 << attempt));
+// "out", at its final size (wire.h: out_capacity) and sealed there.
+int out_memfd(int64_t max_bytes) {
+  const int fd = ::memfd_create("gscheck-out", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0) return fd;
+  const auto page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  const uint64_t size =
+      w::out_capacity(static_cast<uint64_t>(std::max<int64_t>(max_bytes, 0)), page);
+  if (::ftruncate(fd, static_cast<off_t>(size)) != 0 ||
+      ::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
+    ::close(fd);
+    return -1;
   }
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&at);
-  return rc;
+  return fd;
 }
 
 }  // namespace
@@ -170,43 +145,52 @@ std::string WorkerProcess::spawn(const std::string& plugin, const PluginOptions&
   if (exe.empty() || ::access(exe.c_str(), X_OK) != 0)
     return "cannot find gscheck-worker (next to this executable, or $GSCHECK_WORKER; built at '" +
            std::string(GSCHECK_WORKER_PATH) + "')";
-  int cmd[2], rep[2], log[2];
+  int cmd[2], rep[2], log[2], status[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, cmd) != 0)
     return std::string("socketpair failed: ") + std::strerror(errno);
-  if (::pipe2(rep, O_CLOEXEC) != 0 || ::pipe2(log, O_CLOEXEC) != 0)
+  if (::pipe2(rep, O_CLOEXEC) != 0 || ::pipe2(log, O_CLOEXEC) != 0 ||
+      ::pipe2(status, O_CLOEXEC) != 0)
     return std::string("pipe failed: ") + std::strerror(errno);
-  in_mem_ = memfd("gscheck-in");
-  out_mem_ = memfd("gscheck-out");
+  out_mem_ = out_memfd(opt.max_output_bytes);
+  if (out_mem_ < 0) {
+    for (int fd : {cmd[0], cmd[1], rep[0], rep[1], log[0], log[1], status[0], status[1]})
+      ::close(fd);
+    return std::string("cannot make the output memory: ") + std::strerror(errno);
+  }
   const int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   cmd_ = cmd[0];
   reply_ = rep[0];
   log_fd_ = log[0];
+  status_fd_ = status[0];
   ::fcntl(log_fd_, F_SETFL, O_NONBLOCK);
   ::fcntl(reply_, F_SETFL, O_NONBLOCK);
+  ::fcntl(status_fd_, F_SETFL, O_NONBLOCK);
   // Sources above every target, so no dup2 overwrites a later source. The order is the
-  // worker's descriptors 0..6 (wire.h: kCommandFd and the rest).
-  const int sources[] = {devnull, log[1], log[1], cmd[1], rep[1], in_mem_, out_mem_};
-  std::vector<int> high;
+  // worker's descriptors 0..7 (wire.h: kCommandFd and the rest).
+  // Each call brings its own "in" memfd (kInMemFd's slot holds /dev/null until the first).
+  const int sources[] = {devnull, log[1], log[1], cmd[1], rep[1], devnull, out_mem_, status[1]};
+  SpawnPlan plan;
   std::string error;
   for (int fd : sources) {
     const int h = fd < 0 ? -1 : ::fcntl(fd, F_DUPFD_CLOEXEC, 16);
     if (h < 0)
       error = std::string("cannot set up the worker's descriptors: ") + std::strerror(errno);
-    high.push_back(h);
+    plan.fds.push_back(h);
   }
-  for (int fd : {devnull, log[1], cmd[1], rep[1]}) ::close(fd);
-  const std::string max_bytes = std::to_string(opt.max_output_bytes);
-  const std::string parent = std::to_string(::getpid());
-  const char* mode = opt.isolate == Isolation::kCall ? "call" : "worker";
-  char* argv[] = {const_cast<char*>(exe.c_str()),       const_cast<char*>(plugin.c_str()),
-                  const_cast<char*>(max_bytes.c_str()), const_cast<char*>(mode),
-                  const_cast<char*>(parent.c_str()),    nullptr};
+  for (int fd : {devnull, log[1], cmd[1], rep[1], status[1]}) ::close(fd);
+  plan.exe = exe;
+  plan.argv = {exe, plugin, std::to_string(opt.max_output_bytes),
+               opt.isolate == Isolation::kCall ? "call" : "worker", std::to_string(::getpid())};
+  plan.read_only_dirs = opt.read_only_dirs;
+  // Threads count too: TensorFlow's pools start about two per core.
+  if (cgroup_.create(kMaxWorkerTasks)) plan.join_fds = cgroup_.join_fds();
   if (error.empty()) {
-    if (const int rc = spawn_with_fds(exe, argv, high, pid_); rc != 0)
+    if (const int rc = Spawner::run([&] { return spawn_contained(plan, pid_); }); rc != 0)
       error = std::string("cannot start gscheck-worker: ") + std::strerror(rc);
   }
-  for (int h : high)
+  for (int h : plan.fds)
     if (h >= 0) ::close(h);
+  cgroup_.close_join_fds();
   if (!error.empty()) {
     close_fds();
     return error;
@@ -215,13 +199,27 @@ std::string WorkerProcess::spawn(const std::string& plugin, const PluginOptions&
   return "";
 }
 
-bool WorkerProcess::send(w::Msg type, const void* p, uint32_t n) {
+bool WorkerProcess::send(w::Msg type, uint32_t call_id, const void* p, uint32_t n, int fd) {
   char buf[sizeof(w::FrameHeader) + 64];
   if (n > 64) return false;
-  const std::size_t size = w::encode_frame(buf, type, p, n);
+  const std::size_t size = w::encode_frame(buf, type, p, n, call_id);
   std::size_t off = 0;
   while (off < size) {
-    const ssize_t k = ::send(cmd_, buf + off, size - off, MSG_NOSIGNAL);
+    iovec iov{buf + off, size - off};
+    msghdr m{};
+    m.msg_iov = &iov;
+    m.msg_iovlen = 1;
+    char control[CMSG_SPACE(sizeof(int))] = {};
+    if (fd >= 0 && off == 0) {  // the descriptor rides with the frame's first byte
+      m.msg_control = control;
+      m.msg_controllen = sizeof control;
+      cmsghdr* c = CMSG_FIRSTHDR(&m);
+      c->cmsg_level = SOL_SOCKET;
+      c->cmsg_type = SCM_RIGHTS;
+      c->cmsg_len = CMSG_LEN(sizeof(int));
+      std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
+    }
+    const ssize_t k = ::sendmsg(cmd_, &m, MSG_NOSIGNAL);
     if (k < 0 && errno == EINTR) continue;
     if (k <= 0) return false;
     off += static_cast<std::size_t>(k);
@@ -251,6 +249,7 @@ Wait WorkerProcess::wait_frame(Clock::time_point deadline, Frame& f) {
       }
       if (pending_.size() >= sizeof h + h.size) {
         f.type = static_cast<w::Msg>(h.type);
+        f.call_id = h.call_id;
         f.payload = pending_.substr(sizeof h, h.size);
         pending_.erase(0, sizeof h + h.size);
         return Wait::kFrame;
@@ -294,7 +293,11 @@ std::string WorkerProcess::death_reason(Wait how) {
     return "plugin closed gscheck's result pipe without answering; its worker's process "
            "group was killed";
   }
+  const bool oom = cgroup_.oom_killed();
   const int st = kill_group();
+  if (oom)
+    return "plugin went over its memory cap (its cgroup's, from --max-bytes) and the kernel "
+           "killed it";
   if (WIFSIGNALED(st)) {
     const int sig = WTERMSIG(st);
     return "plugin crashed with signal " + std::to_string(sig) + " (" +
@@ -335,8 +338,14 @@ int WorkerProcess::kill_group() {
            errno == EINTR) {
     }
     ::kill(-pid_, SIGKILL);  // members forked while the first signal was on its way
+    cgroup_.kill_all();      // and those that left the group (without a PID namespace)
     while (::waitpid(pid_, &st, 0) < 0 && errno == EINTR) {
     }
+    // The guard mirrors how the worker under it ended (a PID namespace's init cannot die of
+    // the worker's signal); only the guard holds that pipe's write end.
+    int mirrored = 0;
+    if (::read(status_fd_, &mirrored, sizeof mirrored) == static_cast<ssize_t>(sizeof mirrored))
+      st = mirrored;
     drain_log(0);
   }
   forget();
@@ -344,6 +353,7 @@ int WorkerProcess::kill_group() {
 }
 
 void WorkerProcess::forget() {
+  cgroup_.remove();
   if (slot_ >= 0) g_groups[slot_].store(0);
   slot_ = -1;
   pid_ = -1;
@@ -351,7 +361,7 @@ void WorkerProcess::forget() {
 }
 
 void WorkerProcess::close_fds() {
-  for (int* fd : {&cmd_, &reply_, &log_fd_, &in_mem_, &out_mem_}) {
+  for (int* fd : {&cmd_, &reply_, &log_fd_, &status_fd_, &out_mem_}) {
     if (*fd >= 0) ::close(*fd);
     *fd = -1;
   }

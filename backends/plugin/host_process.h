@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 
+#include "backends/plugin/host_cgroup.h"
 #include "backends/plugin/host_text.h"
 #include "backends/plugin/wire.h"
 #include "backends/plugin_backend.h"
@@ -24,6 +25,7 @@ inline Clock::time_point after(double seconds) { return Clock::now() + span(seco
 /// A frame from the worker.
 struct Frame {
   worker::Msg type{};
+  uint32_t call_id = 0;
   std::string payload;
 };
 
@@ -41,8 +43,9 @@ class WorkerProcess {
   std::string spawn(const std::string& plugin, const PluginOptions& opt);
   bool alive() const { return pid_ > 0; }
 
-  /// One frame to the worker (small payloads only); false when the worker is gone.
-  bool send(worker::Msg type, const void* p, uint32_t n);
+  /// One frame to the worker (small payloads only), with `fd` passed along when >= 0; false
+  /// when the worker is gone.
+  bool send(worker::Msg type, uint32_t call_id, const void* p, uint32_t n, int fd = -1);
   /// The next frame from the worker, draining its log meanwhile. A malformed frame kills the
   /// group.
   Wait wait_frame(Clock::time_point deadline, Frame& f);
@@ -53,8 +56,9 @@ class WorkerProcess {
   /// A clean stop: closing the socket makes the worker call finalize() and exit.
   void stop();
 
-  int in_mem() const { return in_mem_; }
   int out_mem() const { return out_mem_; }
+  /// Caps the worker's memory (where it has a cgroup) at `bytes` above what it uses now.
+  void cap_memory(uint64_t bytes) { cgroup_.cap_memory_above_current(bytes); }
   const LogTail& log() const { return log_; }
 
  private:
@@ -65,9 +69,10 @@ class WorkerProcess {
 
   pid_t pid_ = -1;
   int slot_ = -1;
-  int cmd_ = -1, reply_ = -1, log_fd_ = -1, in_mem_ = -1, out_mem_ = -1;
+  int cmd_ = -1, reply_ = -1, log_fd_ = -1, status_fd_ = -1, out_mem_ = -1;
   std::string pending_;
   LogTail log_;
+  WorkerCgroup cgroup_;
 };
 
 }  // namespace gscheck::plugin

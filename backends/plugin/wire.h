@@ -1,8 +1,14 @@
 // The wire format between gscheck (backends/plugin/host_*) and its plugin worker
 // (backends/plugin/worker_*), written once for both processes. Messages are small frames on a
-// pipe; tensors travel in two memfds: "in" (written by gscheck, read-only in the worker) and
-// "out" (written by the worker). Both are sealed against shrinking, so a mapping within their
-// size never faults. Offsets are from the start of their memfd.
+// pipe; tensors travel in memfds: "in" (a fresh one per call, written by gscheck and sealed
+// before the worker gets it, so no mapping, mprotect or pwrite can change an input) and "out"
+// (written by the worker, sealed against shrinking, so a mapping within its size never faults).
+// Offsets are from the start of their memfd.
+//
+// gscheck trusts nothing the worker says: the plugin shares the worker's process and can write
+// any frame. Every frame carries the id of the call it answers; sizes are checked against the
+// call's byte budget before anything is mapped or allocated; the output is read at the layout
+// output_layout() gives for its declared size, guard bytes and guard pages checked by gscheck.
 //
 // Header-only: gscheck-worker links nothing but libdl.
 #pragma once
@@ -13,13 +19,16 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/redzone.h"
+
 namespace gscheck::worker {
 
 // File descriptors the worker is started with.
 inline constexpr int kCommandFd = 3;  // socket: gscheck -> worker frames
 inline constexpr int kReplyFd = 4;    // pipe: worker -> gscheck frames
-inline constexpr int kInMemFd = 5;    // memfd: call and input tensors
+inline constexpr int kInMemFd = 5;    // memfd: the call and its inputs (each kCall brings one)
 inline constexpr int kOutMemFd = 6;   // memfd: the output tensor (and its strings)
+inline constexpr int kStatusFd = 7;   // pipe: the guard -> gscheck, how the worker ended
 
 inline constexpr uint32_t kMagic = 0x67736377;  // "gscw"
 // Frames larger than this are malformed: nothing bulky goes through a pipe.
@@ -31,12 +40,13 @@ inline constexpr uint64_t kAlign = 64;
 // A string element in "in" or "out": {uint64 offset, uint64 size} of its bytes.
 inline constexpr uint64_t kStringEntryBytes = 16;
 // The default call deadline grows by 1 s per this many bytes (inputs, then the output); the
-// worker announces outputs this large (Msg::kAllocated) so that gscheck can extend it.
+// worker announces outputs this large (Msg::kAllocated) so that gscheck can extend it, once per
+// call and never past what the call's byte budget allows.
 inline constexpr uint64_t kBytesPerSecond = uint64_t{64} << 20;
 
 enum class Msg : uint32_t {
   // gscheck -> worker
-  kCall = 1,  // payload: uint64 bytes of "in" in use
+  kCall = 1,  // payload: uint64 bytes of "in" in use; its memfd rides along (SCM_RIGHTS)
   // worker -> gscheck
   kHello = 100,  // payload: WireContract + name
   kReady,        // init() returned OK; calls may start
@@ -48,9 +58,9 @@ enum class Msg : uint32_t {
 
 struct FrameHeader {
   uint32_t magic;
-  uint32_t type;  // Msg
-  uint32_t size;  // payload bytes
-  uint32_t reserved;
+  uint32_t type;     // Msg
+  uint32_t size;     // payload bytes
+  uint32_t call_id;  // kCall's id, echoed by every frame the worker sends during that call
 };
 
 struct WireContract {
@@ -63,8 +73,11 @@ struct WireContract {
   int32_t tf_messages;
   int32_t half_in_float;
   uint32_t flags;
-  int32_t api;  // gscheck_plugin_api() when the plugin exports it, else GSC_API_PYTHON
+  int32_t api;       // gscheck_plugin_api() when the plugin exports it, else GSC_API_PYTHON
+  uint32_t sandbox;  // kSandbox* bits: what the worker put in place before loading the plugin
 };
+
+inline constexpr uint32_t kSandboxSeccomp = 1;  // the system-call filter (worker_sandbox.h)
 
 struct WireTensor {
   int32_t present;
@@ -118,17 +131,48 @@ inline bool inside(uint64_t off, uint64_t n, uint64_t size) {
   return off <= size && n <= size - off;
 }
 
-inline FrameHeader frame_header(Msg type, uint32_t payload_bytes) {
-  return FrameHeader{kMagic, static_cast<uint32_t>(type), payload_bytes, 0};
+inline FrameHeader frame_header(Msg type, uint32_t payload_bytes, uint32_t call_id) {
+  return FrameHeader{kMagic, static_cast<uint32_t>(type), payload_bytes, call_id};
 }
 
 // A frame's header and payload, contiguous in buf (sizeof(FrameHeader) + n bytes); returns the
 // frame's size. Async-signal-safe.
-inline std::size_t encode_frame(char* buf, Msg type, const void* payload, uint32_t n) {
-  const FrameHeader h = frame_header(type, n);
+inline std::size_t encode_frame(char* buf, Msg type, const void* payload, uint32_t n,
+                                uint32_t call_id) {
+  const FrameHeader h = frame_header(type, n, call_id);
   std::memcpy(buf, &h, sizeof h);
   if (n) std::memcpy(buf + sizeof h, payload, n);
   return sizeof h + n;
+}
+
+// Where a non-string output of payload_bytes lies in "out": guard page | region | guard page,
+// the payload 64-byte aligned in the region with kGuardBytes..kGuardBytes+63 guard bytes after
+// it and the rest of the region's head before it. The worker writes it there; gscheck reads and
+// checks it there, whatever offsets a result frame claims.
+struct OutputLayout {
+  uint64_t region_offset;   // the head guard page ends here
+  uint64_t region_bytes;    // a multiple of the page
+  uint64_t payload_offset;  // in the region
+  uint64_t tail_bytes;      // guard bytes after the payload, to the region's end
+  uint64_t map_bytes;       // both guard pages and the region
+};
+inline OutputLayout output_layout(uint64_t payload_bytes, uint64_t page) {
+  OutputLayout l{};
+  l.tail_bytes = kGuardBytes + (round_up(payload_bytes, kAlign) - payload_bytes);
+  l.region_bytes = round_up(kGuardBytes + payload_bytes + l.tail_bytes, page);
+  l.region_offset = page;
+  l.payload_offset = l.region_offset + l.region_bytes - l.tail_bytes - payload_bytes;
+  l.map_bytes = l.region_bytes + 2 * page;
+  return l;
+}
+
+// The size "out" is given, and sealed at, before the worker starts: room for the largest output
+// the byte budget allows (its layout, then a string table and string bytes each within the
+// budget). A plugin cannot grow it further: memory it writes there is bounded by the budget.
+inline uint64_t out_capacity(uint64_t max_bytes, uint64_t page) {
+  const uint64_t cap = uint64_t{1} << 60;  // sparse: only pages written cost memory
+  if (max_bytes > cap / 4) return cap;
+  return round_up(output_layout(max_bytes, page).map_bytes + 2 * max_bytes, page);
 }
 
 // Grows a memfd to at least `bytes` (it never shrinks: it is sealed).

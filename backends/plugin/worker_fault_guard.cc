@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "backends/plugin/wire.h"
+#include "backends/plugin/worker_io.h"
 
 namespace gscheck::worker {
 namespace {
@@ -21,7 +22,7 @@ struct FaultRange {
 
 // Everything the handler reads, and nothing else.
 struct FaultState {
-  FaultRange ranges[3];  // indexed by Guarded
+  FaultRange ranges[5];  // indexed by Guarded
   volatile sig_atomic_t copying_strings = 0;
 };
 FaultState g_fault;
@@ -61,7 +62,8 @@ void on_fault(int sig, siginfo_t* si, void*) {
   }
   if (n > 0) {  // a small frame: the alternate stack has no room for send_frame's buffer
     char frame[sizeof(FrameHeader) + sizeof text];
-    write_all(kReplyFd, frame, encode_frame(frame, Msg::kFault, text, static_cast<uint32_t>(n)));
+    write_all(kReplyFd, frame,
+              encode_frame(frame, Msg::kFault, text, static_cast<uint32_t>(n), current_call()));
   }
   // Die of the same signal: a raise() is pending until return, a fault re-runs the access.
   ::signal(sig, SIG_DFL);

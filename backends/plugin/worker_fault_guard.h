@@ -13,9 +13,11 @@ namespace gscheck::worker {
 
 /// The address ranges the handler names.
 enum class Guarded : int {
-  kHeadPage = 0,  ///< the output's guard page before it
-  kTailPage = 1,  ///< the output's guard page after it
-  kInputs = 2,    ///< the call's read-only inputs
+  kHeadPage = 0,      ///< the output's guard page before it
+  kTailPage = 1,      ///< the output's guard page after it
+  kInputs = 2,        ///< the call's read-only inputs
+  kBeforeOutput = 3,  ///< reserved address space before the head guard page
+  kAfterOutput = 4,   ///< reserved address space after the tail guard page
 };
 
 /// Async-signal-safe. Sets (lo == hi: clears) a range; `what` must be a string literal.

@@ -3,15 +3,22 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 
 #include "backends/plugin/worker_fault_guard.h"
 
 namespace gscheck::worker {
+namespace {
+std::atomic<uint32_t> g_call{0};
+}  // namespace
+
+void set_current_call(uint32_t id) { g_call.store(id, std::memory_order_relaxed); }
+uint32_t current_call() { return g_call.load(std::memory_order_relaxed); }
 
 bool send_frame(Msg type, const void* a, std::size_t a_size, const void* b, std::size_t b_size) {
-  FrameHeader h = frame_header(type, static_cast<uint32_t>(a_size + b_size));
+  FrameHeader h = frame_header(type, static_cast<uint32_t>(a_size + b_size), current_call());
   if (a_size + b_size > kMaxFrame) return false;
   char buf[sizeof h + kMaxFrame];
   std::memcpy(buf, &h, sizeof h);

@@ -14,6 +14,9 @@ namespace gscheck::worker {
 /// followed by b. Async-signal-safe, but needs kMaxFrame bytes of stack.
 bool send_frame(Msg type, const void* a, std::size_t a_size, const void* b = nullptr,
                 std::size_t b_size = 0);
+/// The id of the call being served: every frame sent carries it. Async-signal-safe.
+void set_current_call(uint32_t id);
+uint32_t current_call();
 /// A text frame, cut to 4096 bytes.
 void send_text(Msg type, const std::string& text);
 /// read(2) until all n bytes are read; false at EOF or on error.

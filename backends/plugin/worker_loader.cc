@@ -31,8 +31,17 @@ std::string read_contract(void* h, const std::string& prefix, WorkerState& state
     state.v2 = p;
     state.run = p->run;
     name = p->name;
-    c = {p->abi_version,   p->ops,         p->dtypes,        p->index_dtypes, p->semantics,
-         p->deterministic, p->tf_messages, p->half_in_float, p->flags,        GSC_API_PYTHON};
+    c = {p->abi_version,
+         p->ops,
+         p->dtypes,
+         p->index_dtypes,
+         p->semantics,
+         p->deterministic,
+         p->tf_messages,
+         p->half_in_float,
+         p->flags,
+         GSC_API_PYTHON,
+         0};
   } else {
     const gsc_plugin_v1* p = v1();
     if (!p) return prefix + "gscheck_plugin_v1() returned NULL";
@@ -41,10 +50,17 @@ std::string read_contract(void* h, const std::string& prefix, WorkerState& state
              ", this gscheck reads 1 (gscheck_plugin_v1) and 2 (gscheck_plugin_v2)";
     state.run = p->run;
     name = p->name;
-    c = {p->abi_version,  p->ops,           p->dtypes,
-         p->index_dtypes, p->semantics,     p->deterministic,
-         p->tf_messages,  p->half_in_float, 0,
-         GSC_API_PYTHON};
+    c = {p->abi_version,
+         p->ops,
+         p->dtypes,
+         p->index_dtypes,
+         p->semantics,
+         p->deterministic,
+         p->tf_messages,
+         p->half_in_float,
+         0,
+         GSC_API_PYTHON,
+         0};
   }
   return "";
 }
@@ -80,6 +96,7 @@ std::string load(const char* path, WorkerState& state) {
   if (!name) return prefix + "its contract has no name";
   using Api = int32_t (*)();
   if (auto api = reinterpret_cast<Api>(::dlsym(h, "gscheck_plugin_api"))) c.api = api();
+  c.sandbox = state.seccomp ? kSandboxSeccomp : 0;
   const std::string n(name, strnlen(name, 256));
   send_frame(Msg::kHello, &c, sizeof c, n.data(), n.size());
   state.device = (c.flags & GSC_DEVICE_POINTERS) != 0;

@@ -5,9 +5,11 @@
 //   gscheck-worker PLUGIN MAX_BYTES MODE PARENT_PID     (MODE: worker | call)
 //
 // The descriptors (wire.h: kCommandFd, kReplyFd, kInMemFd, kOutMemFd) are set up by gscheck.
+#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,6 +24,7 @@
 #include "backends/plugin/worker_fault_guard.h"
 #include "backends/plugin/worker_io.h"
 #include "backends/plugin/worker_loader.h"
+#include "backends/plugin/worker_sandbox.h"
 #include "backends/plugin/worker_state.h"
 
 namespace {
@@ -45,7 +48,11 @@ void cap_memory(const WorkerState& state) {
   ::setrlimit(RLIMIT_AS, &r);
 }
 
-void kill_own_group(int) { ::kill(0, SIGKILL); }
+// In a PID namespace the guard is its init: its exit kills every process in it.
+void kill_own_group(int) {
+  ::kill(0, SIGKILL);
+  ::_exit(1);
+}
 
 // Forks the real worker. In the guard returns how the worker ended (mirroring a signal by dying
 // of it); in the worker returns -1.
@@ -61,6 +68,7 @@ int guard() {
     return 1;
   }
   if (pid == 0) {
+    ::close(kStatusFd);  // the guard's alone: the plugin cannot forge how the worker ended
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != guard_pid) ::_exit(1);
     // The plugin's orphaned grandchildren become this worker's children, so they are seen.
@@ -70,11 +78,12 @@ int guard() {
   struct sigaction sa {};
   sa.sa_handler = &kill_own_group;
   ::sigaction(SIGTERM, &sa, nullptr);
-  for (int fd = 0; fd < 7; ++fd)
+  for (int fd = 0; fd < kStatusFd; ++fd)
     if (fd != 2) ::close(fd);  // the worker holds the pipes: their EOF is the worker's
   int st = 0;
   while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
   }
+  [[maybe_unused]] ssize_t n = ::write(kStatusFd, &st, sizeof st);
   if (WIFSIGNALED(st)) {
     ::signal(WTERMSIG(st), SIG_DFL);
     ::raise(WTERMSIG(st));
@@ -82,20 +91,49 @@ int guard() {
   return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
 }
 
+// A kCall header and the call's sealed "in" memfd, which becomes kInMemFd; false at EOF.
+bool read_call_header(FrameHeader& h) {
+  char control[CMSG_SPACE(sizeof(int))] = {};
+  iovec iov{&h, sizeof h};
+  msghdr m{};
+  m.msg_iov = &iov;
+  m.msg_iovlen = 1;
+  m.msg_control = control;
+  m.msg_controllen = sizeof control;
+  ssize_t n = -1;
+  while ((n = ::recvmsg(kCommandFd, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {
+  }
+  if (n <= 0) return false;
+  for (cmsghdr* c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+      int fd = -1;
+      std::memcpy(&fd, CMSG_DATA(c), sizeof fd);
+      if (fd != kInMemFd) {  // the lowest free descriptor may be kInMemFd itself
+        ::dup2(fd, kInMemFd);
+        ::close(fd);
+      }
+    }
+  }
+  const auto got = static_cast<std::size_t>(n);
+  return got == sizeof h || read_all(kCommandFd, reinterpret_cast<char*>(&h) + got, sizeof h - got);
+}
+
 // Serves kCall frames until gscheck closes the socket; returns the exit status.
 int frame_loop(WorkerState& state) {
   for (;;) {
     FrameHeader h{};
-    if (!read_all(kCommandFd, &h, sizeof h)) break;  // gscheck closed the socket: done
+    if (!read_call_header(h)) break;  // gscheck closed the socket: done
     uint64_t in_bytes = 0;
     if (h.magic != kMagic || h.type != static_cast<uint32_t>(Msg::kCall) ||
         h.size != sizeof in_bytes || !read_all(kCommandFd, &in_bytes, sizeof in_bytes))
       return 3;
+    set_current_call(h.call_id);
     if (state.fork_per_call) {
       serve_call_forked(state, in_bytes);
     } else {
       serve_call(state, in_bytes);
     }
+    ::close(kInMemFd);  // the call's inputs are freed with gscheck's copy
   }
   if (state.v2 && state.v2->finalize) state.v2->finalize();
   return 0;
@@ -115,12 +153,18 @@ int main(int argc, char** argv) {
   // This process stays a small guard that never loads the plugin: told (SIGTERM) that gscheck
   // died, it kills the whole process group, the plugin's children included.
   ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-  if (::getppid() != static_cast<pid_t>(std::atoll(argv[4]))) return 1;
+  // In a PID namespace the parent is outside it (getppid() is 0): gscheck alive means its end
+  // of the command socket is open.
+  const pid_t parent = ::getppid();
+  if (parent != static_cast<pid_t>(std::atoll(argv[4])) && parent != 0) return 1;
+  pollfd hup{kCommandFd, POLLRDHUP, 0};
+  if (::poll(&hup, 1, 0) > 0 && (hup.revents & (POLLRDHUP | POLLHUP))) return 1;
   if (int code = guard(); code >= 0) return code;
   static WorkerState state;  // outlives everything the plugin may still run at exit
   state.page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
   state.max_bytes = std::atoll(argv[2]);
   state.fork_per_call = std::strcmp(argv[3], "call") == 0;
+  state.seccomp = deny_system_calls();
   ::signal(SIGPIPE, SIG_DFL);
   static char alt_stack[64 * 1024];
   install_fault_handler(alt_stack, sizeof alt_stack);

@@ -40,25 +40,37 @@ bool size_output(Output* o, int32_t dtype, int32_t rank, const int64_t* dims) {
   return true;
 }
 
-// Maps "out" as guard page | region | guard page and fills the guard bytes around the payload.
+// Maps "out" at output_layout() (wire.h) as guard page | region | guard page, inside reserved
+// address space (kReserveBytes each side: a write that jumps a guard page still faults, and is
+// blamed on the output rather than on whatever happened to be mapped next), and fills the guard
+// bytes around the payload.
 bool map_output(Output* o) {
   const uint64_t page = o->state->page;
-  // Payload 64-byte aligned, ending kGuardBytes..kGuardBytes+63 bytes before the tail guard page.
-  const uint64_t tail = kGuardBytes + (round_up(o->payload_bytes, kAlign) - o->payload_bytes);
-  o->region_bytes = round_up(kGuardBytes + o->payload_bytes + tail, page);
-  o->region_offset = page;
-  o->payload_offset = o->region_offset + o->region_bytes - tail - o->payload_bytes;
-  o->map_bytes = o->region_bytes + 2 * page;
+  const OutputLayout l = output_layout(o->payload_bytes, page);
+  o->region_bytes = l.region_bytes;
+  o->region_offset = l.region_offset;
+  o->payload_offset = l.payload_offset;
+  o->map_bytes = l.map_bytes;
+  const uint64_t tail = l.tail_bytes;
   if (!grow_memfd(kOutMemFd, o->map_bytes)) return false;
-  void* m = ::mmap(nullptr, o->map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, kOutMemFd, 0);
+  void* r = ::mmap(nullptr, o->map_bytes + 2 * kReserveBytes, PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (r == MAP_FAILED) return false;
+  o->reserve = static_cast<unsigned char*>(r);
+  void* m = ::mmap(o->reserve + kReserveBytes, o->map_bytes, PROT_READ | PROT_WRITE,
+                   MAP_SHARED | MAP_FIXED, kOutMemFd, 0);
   if (m == MAP_FAILED) return false;
   o->map = static_cast<unsigned char*>(m);
   ::mprotect(o->map, page, PROT_NONE);
   ::mprotect(o->map + page + o->region_bytes, page, PROT_NONE);
   const auto base = reinterpret_cast<uintptr_t>(o->map);
+  set_range(Guarded::kBeforeOutput, base - kReserveBytes, base,
+            "memory before the guard page before its output buffer");
   set_range(Guarded::kHeadPage, base, base + page, "the guard page before its output buffer");
   set_range(Guarded::kTailPage, base + page + o->region_bytes, base + o->map_bytes,
             "the guard page after the end of its output buffer");
+  set_range(Guarded::kAfterOutput, base + o->map_bytes, base + o->map_bytes + kReserveBytes,
+            "memory past the guard page after the end of its output buffer");
   unsigned char* region = o->map + o->region_offset;
   std::memset(region, kGuardByte, o->payload_offset - o->region_offset);
   std::memset(o->payload() + o->payload_bytes, kGuardByte, tail);
@@ -119,12 +131,14 @@ std::string copy_strings(Output& o, uint64_t& strings_offset, uint64_t& strings_
 }  // namespace
 
 void Output::release() {
-  if (map) ::munmap(map, map_bytes);
-  map = nullptr;
+  if (reserve) ::munmap(reserve, map_bytes + 2 * kReserveBytes);
+  reserve = map = nullptr;
   if (device) state->cuda.free_fn(device);
   device = nullptr;
   set_range(Guarded::kHeadPage, 0, 0, "");
   set_range(Guarded::kTailPage, 0, 0, "");
+  set_range(Guarded::kBeforeOutput, 0, 0, "");
+  set_range(Guarded::kAfterOutput, 0, 0, "");
 }
 
 uint8_t output_poison(int32_t op, int32_t params_dtype, const uint8_t* params,

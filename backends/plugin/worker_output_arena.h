@@ -13,6 +13,9 @@
 
 namespace gscheck::worker {
 
+// Address space reserved (never committed) on each side of the output's mapping.
+inline constexpr uint64_t kReserveBytes = uint64_t{1} << 20;
+
 struct Output {
   explicit Output(const WorkerState& s) : state(&s) {}
   Output(const Output&) = delete;
@@ -32,6 +35,7 @@ struct Output {
   uint64_t payload_bytes = 0;
   // The worker's mapping of "out": guard page | region | guard page.
   unsigned char* map = nullptr;
+  unsigned char* reserve = nullptr;  // PROT_NONE address space around map
   std::size_t map_bytes = 0;
   uint64_t region_offset = 0, region_bytes = 0, payload_offset = 0;
   void* device = nullptr;  // guard | payload | guard on the device

@@ -17,6 +17,7 @@ struct WorkerState {
   std::size_t page = 4096;
   int64_t max_bytes = 0;       // the call's byte budget (argv)
   bool fork_per_call = false;  // --isolate call
+  bool seccomp = false;        // the system-call filter is in place
   // The loaded plugin.
   const gsc_plugin_v2* v2 = nullptr;  // set for ABI v2 plugins
   int32_t (*run)(const gsc_call*, gsc_result*) = nullptr;
