@@ -10,7 +10,7 @@
 
 src="${GSCHECK_SRC:-$SRC/gscheck}"
 build="$WORK/gscheck-build"
-targets="gather gather_nd scatter_nd tensor_scatter case_json"
+targets="gather gather_nd scatter_nd tensor_scatter case_json wire_result wire_call"
 
 cmake -S "$src" -B "$build" -G Ninja \
   -DCMAKE_BUILD_TYPE=Release \

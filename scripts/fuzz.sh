@@ -15,7 +15,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 
-all_targets="gather gather_nd scatter_nd tensor_scatter case_json"
+all_targets="gather gather_nd scatter_nd tensor_scatter case_json wire_result wire_call"
+# Targets whose inputs are bytes, not cases: a crash input joins their seed corpus.
+byte_targets=" case_json wire_result wire_call "
 targets=$all_targets
 total_time=$((8 * 3600))
 jobs=$(nproc)
@@ -142,12 +144,13 @@ for t in $targets; do
     else
       cp "$crash" "$min"
     fi
-    if [[ $t == case_json ]]; then
+    if [[ $byte_targets == *" $t "* ]]; then
       # A parser crash input is not a case; it joins the seed corpus that CTest replays.
-      dest="$root/corpus/fuzz/case_json/$name"
-      [[ $smoke == 1 ]] && dest="$regressions_dir/case_json-$name"
+      dest="$root/corpus/fuzz/$t/$name"
+      [[ $smoke == 1 ]] && dest="$regressions_dir/$t-$name"
+      mkdir -p "$(dirname "$dest")"
       cp "$min" "$dest"
-      cmd="$replay --target case_json $dest"
+      if [[ $t == case_json ]]; then cmd="$replay --target case_json $dest"; else cmd="$bin/${t}_fuzz $dest"; fi
     else
       case_file=$(sed -n 's/^  case file: //p' "$log" | head -1)
       if [[ -n $case_file && -e $case_file ]]; then

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <cstdlib>
 
 #include "harness/regression.h"
@@ -18,9 +19,8 @@ namespace {
 
 // The directory of a path gscheck reads or writes, absolute and existing, or "".
 std::string existing_dir_of(const std::string& path, bool is_dir) {
-  std::string dir = is_dir ? path : path.substr(0, path.find_last_of('/') + 1);
-  if (dir.empty()) dir = ".";
-  char* abs = ::realpath(dir.c_str(), nullptr);
+  const std::string dir = is_dir ? path : path.substr(0, path.find_last_of('/') + 1);
+  char* abs = ::realpath(dir.empty() ? "." : dir.c_str(), nullptr);
   if (!abs) return "";
   std::string out = abs;
   std::free(abs);
@@ -83,7 +83,12 @@ Expected<std::unique_ptr<Backend>> make_named_backend(const std::string& name, i
                                                       PluginOptions plugin) {
   if (name.starts_with("plugin:") && name.size() > 7) {
     plugin.max_output_bytes = max_bytes;
-    return make_plugin_backend(name.substr(7), plugin);
+    auto b = make_plugin_backend(name.substr(7), plugin);
+    // Weaker containment is said once here, and in the report's backend.containment.
+    if (b.ok() && (*b)->capabilities().containment.starts_with("process group only"))
+      std::fprintf(stderr, "gscheck: plugin containment: %s\n",
+                   (*b)->capabilities().containment.c_str());
+    return b;
   }
   return make_backend(name, max_bytes);
 }

@@ -59,7 +59,7 @@ uint64_t put_tensor(unsigned char* base, uint64_t at, const Tensor& t, w::WireTe
   wt.dtype = static_cast<int32_t>(t.dtype());
   wt.rank = t.rank();
   wt.dims_offset = at;
-  std::memcpy(base + at, t.shape().dims().data(), 8 * t.rank());
+  if (t.rank()) std::memcpy(base + at, t.shape().dims().data(), 8 * t.rank());
   at = align64(at + 8 * t.rank());
   wt.data_offset = at;
   if (t.dtype() == DType::kString) {
@@ -69,7 +69,7 @@ uint64_t put_tensor(unsigned char* base, uint64_t at, const Tensor& t, w::WireTe
     for (std::size_t i = 0; i < strs.size(); ++i) {
       const uint64_t e[2] = {bytes_at, strs[i].size()};
       std::memcpy(base + at + w::kStringEntryBytes * i, e, sizeof e);
-      std::memcpy(base + bytes_at, strs[i].data(), strs[i].size());
+      if (!strs[i].empty()) std::memcpy(base + bytes_at, strs[i].data(), strs[i].size());
       bytes_at += strs[i].size();
     }
     return align64(bytes_at);
@@ -124,7 +124,7 @@ Decoded copy_output(int out_mem, uint64_t size, const w::OutputLayout& l, uint64
   std::string bad = changed_guard(base, l, payload, page);
   bool restart = !bad.empty();
   if (bad.empty() && !strings) {
-    std::memcpy(out.data(), base + l.payload_offset, payload);
+    if (payload) std::memcpy(out.data(), base + l.payload_offset, payload);
   } else if (bad.empty()) {
     const unsigned char* table = base + strings_at;
     const uint64_t bytes_at = strings_at + w::kStringEntryBytes * out.strings().size();
@@ -179,7 +179,8 @@ std::string write_inputs(const Case& c, int64_t max_output_bytes, Clock::time_po
       std::chrono::duration_cast<std::chrono::nanoseconds>(deadline.time_since_epoch()).count();
   wc.policy_offset = policy_at;
   wc.policy_size = c.bad_indices_policy.size();
-  std::memcpy(base + policy_at, c.bad_indices_policy.data(), c.bad_indices_policy.size());
+  if (!c.bad_indices_policy.empty())
+    std::memcpy(base + policy_at, c.bad_indices_policy.data(), c.bad_indices_policy.size());
   uint64_t at = align64(policy_at + c.bad_indices_policy.size());
   for (int k = 0; k < w::kInputs; ++k)
     if (*inputs[k]) at = put_tensor(base, at, **inputs[k], wc.inputs[k]);

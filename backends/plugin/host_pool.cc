@@ -106,6 +106,7 @@ class Worker {
   // One call; a failure that leaves the worker suspect kills it (alive() turns false).
   Outcome call(const Case& c) {
     const uint32_t id = ++calls_;
+    stale_ = false;
     const double timeout = opt_.timeout_seconds > 0 ? opt_.timeout_seconds : 0;
     // Default deadline: 10 s plus 1 s per 64 MiB of inputs; the output may add its share once,
     // up to the byte budget's, so no frame can stretch a call past 10 s + (inputs + budget)'s.
@@ -126,6 +127,7 @@ class Worker {
       return internal(written);
     }
     if (!sent) {
+      stale_ = true;  // it died between calls: not this case's doing, which runs again
       return internal("plugin worker is gone before the call: " + proc_.death_reason(Wait::kEof) +
                       proc_.log().tail());
     }

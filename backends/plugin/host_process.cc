@@ -303,6 +303,9 @@ std::string WorkerProcess::death_reason(Wait how) {
     return "plugin crashed with signal " + std::to_string(sig) + " (" +
            std::string(strsignal(sig)) + ")";
   }
+  if (WEXITSTATUS(st) == w::kExitLostPipes)
+    return "plugin closed the worker's descriptors to gscheck (its command socket or result "
+           "pipe) during the call";
   return "plugin worker exited with status " + std::to_string(WEXITSTATUS(st)) +
          " during the call (exit() inside the plugin?)";
 }

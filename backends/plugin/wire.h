@@ -31,6 +31,9 @@ inline constexpr int kOutMemFd = 6;   // memfd: the output tensor (and its strin
 inline constexpr int kStatusFd = 7;   // pipe: the guard -> gscheck, how the worker ended
 
 inline constexpr uint32_t kMagic = 0x67736377;  // "gscw"
+// The worker's exit status when the plugin closed the descriptors it talks to gscheck through.
+inline constexpr int kExitLostPipes = 4;
+
 // Frames larger than this are malformed: nothing bulky goes through a pipe.
 inline constexpr uint32_t kMaxFrame = 64 * 1024;
 inline constexpr int kMaxRank = 254;
@@ -143,6 +146,32 @@ inline std::size_t encode_frame(char* buf, Msg type, const void* payload, uint32
   std::memcpy(buf, &h, sizeof h);
   if (n) std::memcpy(buf + sizeof h, payload, n);
   return sizeof h + n;
+}
+
+// Why the call laid out in "in" (in_bytes at base) is malformed, or nullptr: every offset and
+// size inside "in", ranks and dtypes in range, string elements inside. The worker acts on
+// nothing it has not checked here (gscheck wrote it, but the plugin shares the worker).
+inline const char* check_call(const unsigned char* base, uint64_t in_bytes) {
+  if (in_bytes < sizeof(WireCall)) return "worker got a malformed call";
+  WireCall wc;
+  std::memcpy(&wc, base, sizeof wc);
+  if (wc.magic != kMagic || !inside(wc.policy_offset, wc.policy_size, in_bytes))
+    return "worker got a malformed call";
+  constexpr int kStringDtype = 15;  // GSC_STRING
+  for (const WireTensor& w : wc.inputs) {
+    if (!w.present) continue;
+    if (w.rank < 0 || w.rank > kMaxRank || w.dtype < 0 || w.dtype > kStringDtype ||
+        !inside(w.dims_offset, 8ull * static_cast<uint32_t>(w.rank), in_bytes) ||
+        !inside(w.data_offset, w.data_bytes, in_bytes))
+      return "worker got a malformed call";
+    if (w.dtype != kStringDtype) continue;
+    for (uint64_t i = 0; i < w.data_bytes / kStringEntryBytes; ++i) {
+      uint64_t e[2];
+      std::memcpy(e, base + w.data_offset + kStringEntryBytes * i, sizeof e);
+      if (!inside(e[0], e[1], in_bytes)) return "worker got a malformed string";
+    }
+  }
+  return nullptr;
 }
 
 // Where a non-string output of payload_bytes lies in "out": guard page | region | guard page,

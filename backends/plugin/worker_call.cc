@@ -81,15 +81,13 @@ void fail(Ending ending, std::string message) {
 // Fills views from "in" (base, in_bytes); false after replying why not.
 bool read_inputs(const WorkerState& state, const unsigned char* base, uint64_t in_bytes,
                  const WireCall& wc, InputViews& views) {
-  auto inside = [&](uint64_t off, uint64_t n) { return worker::inside(off, n, in_bytes); };
+  if (const char* bad = check_call(base, in_bytes)) {
+    fail(Ending::kFailedRestart, bad);
+    return false;
+  }
   for (int k = 0; k < kInputs; ++k) {
     const WireTensor& w = wc.inputs[k];
     if (!w.present) continue;
-    if (w.rank < 0 || w.rank > kMaxRank || w.dtype < 0 || w.dtype > GSC_STRING ||
-        !inside(w.dims_offset, 8ull * w.rank) || !inside(w.data_offset, w.data_bytes)) {
-      fail(Ending::kFailedRestart, "worker got a malformed call");
-      return false;
-    }
     gsc_tensor& t = views.t[k];
     t.dtype = w.dtype;
     t.rank = w.rank;
@@ -100,10 +98,6 @@ bool read_inputs(const WorkerState& state, const unsigned char* base, uint64_t i
       for (uint64_t i = 0; i < n; ++i) {
         uint64_t e[2];
         std::memcpy(e, base + w.data_offset + kStringEntryBytes * i, sizeof e);
-        if (!inside(e[0], e[1])) {
-          fail(Ending::kFailedRestart, "worker got a malformed string");
-          return false;
-        }
         views.strings[k][i] =
             gsc_string{reinterpret_cast<const char*>(base + e[0]), static_cast<int64_t>(e[1])};
       }
@@ -183,9 +177,8 @@ void serve_mapped(WorkerState& state, const unsigned char* base, uint64_t in_byt
   call.shape = views.ptrs[4];
   call.axis = views.ptrs[5];
   call.batch_dims = wc.batch_dims;
-  std::string policy;
-  if (inside(wc.policy_offset, wc.policy_size, in_bytes))
-    policy.assign(reinterpret_cast<const char*>(base + wc.policy_offset), wc.policy_size);
+  const std::string policy(reinterpret_cast<const char*>(base + wc.policy_offset),
+                           wc.policy_size);  // inside: check_call
   call.bad_indices_policy = policy.c_str();
   call.alloc_output = &alloc_output;
   call.alloc_ctx = &out;

@@ -5,11 +5,13 @@
 //   gscheck-worker PLUGIN MAX_BYTES MODE PARENT_PID     (MODE: worker | call)
 //
 // The descriptors (wire.h: kCommandFd, kReplyFd, kInMemFd, kOutMemFd) are set up by gscheck.
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -134,6 +136,11 @@ int frame_loop(WorkerState& state) {
       serve_call(state, in_bytes);
     }
     ::close(kInMemFd);  // the call's inputs are freed with gscheck's copy
+    // A plugin that closed (or replaced) the pipes to gscheck: say so by the exit status.
+    struct stat reply {};
+    if (::fstat(kReplyFd, &reply) != 0 || !S_ISFIFO(reply.st_mode) ||
+        ::fcntl(kCommandFd, F_GETFD) < 0)
+      ::_exit(kExitLostPipes);
   }
   if (state.v2 && state.v2->finalize) state.v2->finalize();
   return 0;

@@ -1,0 +1,198 @@
+// The wire protocol's decoders (fuzz/wire_check.h) on well-formed frames gscheck itself makes,
+// on every seed CI keeps (corpus/fuzz/wire_*), and on seeded random corruptions of both: no
+// crash, no read outside the memory given, no output beyond the budget, and corruptions that
+// must be refused are.
+#include "backends/plugin/wire.h"
+
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "backends/plugin/host_codec.h"
+#include "core/case_json.h"
+#include "fuzz/wire_check.h"
+
+namespace gscheck {
+namespace {
+
+namespace w = worker;
+namespace fs = std::filesystem;
+
+std::string read_all(int fd) {
+  std::string s;
+  char buf[4096];
+  ::lseek(fd, 0, SEEK_SET);
+  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;)
+    s.append(buf, static_cast<std::size_t>(n));
+  return s;
+}
+
+// "in" as gscheck lays it out for a golden case.
+std::string call_bytes(const std::string& golden) {
+  auto f = load_case_file(std::string(GSCHECK_SOURCE_DIR) + "/corpus/golden/" + golden);
+  if (!f.ok()) ADD_FAILURE() << golden << ": " << f.error().message;
+  int fd = -1;
+  uint64_t total = 0;
+  EXPECT_EQ(plugin::write_inputs(f->c, 1 << 20, plugin::Clock::now(), fd, total), "");
+  std::string s = read_all(fd);
+  ::close(fd);
+  s.resize(total);
+  return s;
+}
+
+// A well-formed fuzz input for run_wire_result: an int32 [2,3] output laid out as the worker
+// lays it, its guard bytes in place.
+std::string result_bytes() {
+  const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  const w::OutputLayout l = w::output_layout(24, page);
+  std::string out(l.map_bytes, '\0');
+  std::memset(out.data() + l.region_offset, kGuardByte, l.region_bytes);
+  for (int i = 0; i < 6; ++i) std::memcpy(out.data() + l.payload_offset + 4 * i, &i, 4);
+  w::WireResult r{};
+  r.has_output = 1;
+  r.dtype = 3;  // int32
+  r.rank = 2;
+  r.payload_offset = l.payload_offset;
+  r.payload_bytes = 24;
+  const int64_t dims[2] = {2, 3};
+  std::string payload(reinterpret_cast<const char*>(&r), sizeof r);
+  payload.append(reinterpret_cast<const char*>(dims), sizeof dims);
+  const uint32_t budget = 1000;
+  const auto n = static_cast<uint16_t>(payload.size());
+  std::string in(reinterpret_cast<const char*>(&budget), 4);
+  in.append(reinterpret_cast<const char*>(&n), 2);
+  return in + payload + out;
+}
+
+void mutate(std::string& s, std::mt19937_64& rng) {
+  const int edits = 1 + static_cast<int>(rng() % 4);
+  for (int e = 0; e < edits && !s.empty(); ++e) {
+    const std::size_t at = rng() % s.size();
+    switch (rng() % 3) {
+      case 0:
+        s[at] = static_cast<char>(s[at] ^ (1 << (rng() % 8)));
+        break;
+      case 1:
+        s[at] = static_cast<char>(rng());
+        break;
+      default:
+        s.resize(at);  // truncated
+    }
+  }
+}
+
+TEST(WireCall, GscheckLayoutsAreAccepted) {
+  for (const char* g :
+       {"gather/tf_string_axis0.json", "tensor_scatter_nd/add_duplicates_float32_row_order.json",
+        "gather/axis_int64_tensor.json"}) {
+    const std::string in = call_bytes(g);
+    EXPECT_EQ(w::check_call(reinterpret_cast<const unsigned char*>(in.data()), in.size()), nullptr)
+        << g;
+  }
+}
+
+TEST(WireCall, OutOfBoundsTensorsAreRefused) {
+  std::string in = call_bytes("gather/axis_int64_tensor.json");
+  w::WireCall wc;
+  std::memcpy(&wc, in.data(), sizeof wc);
+  wc.inputs[0].data_bytes = in.size();  // runs past the end of "in"
+  std::memcpy(in.data(), &wc, sizeof wc);
+  EXPECT_NE(w::check_call(reinterpret_cast<const unsigned char*>(in.data()), in.size()), nullptr);
+  EXPECT_NE(w::check_call(reinterpret_cast<const unsigned char*>(in.data()), 8), nullptr);
+}
+
+TEST(WireResult, AWellFormedResultDecodes) {
+  const std::string in = result_bytes();
+  // The same bytes through read_result directly: accepted, values as laid out.
+  const auto* d = reinterpret_cast<const uint8_t*>(in.data());
+  EXPECT_EQ(fuzz::run_wire_result(d, in.size()), 0);
+}
+
+TEST(WireResult, AClaimBeyondTheBudgetIsRefusedBeforeAllocating) {
+  const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  const int fd = ::memfd_create("wire-test", MFD_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::ftruncate(fd, 1 << 20), 0);
+  w::WireResult r{};
+  r.has_output = 1;
+  r.dtype = 3;
+  r.rank = 1;
+  r.payload_bytes = uint64_t{4} << 40;  // 4 TiB, as a forged frame may claim
+  r.payload_offset = w::output_layout(r.payload_bytes, page).payload_offset;
+  const int64_t dims[1] = {int64_t{1} << 40};
+  std::string payload(reinterpret_cast<const char*>(&r), sizeof r);
+  payload.append(reinterpret_cast<const char*>(dims), sizeof dims);
+  plugin::LogTail log;
+  const plugin::Decoded d = plugin::read_result(payload, "", fd, 1000000, log);
+  ::close(fd);
+  ASSERT_FALSE(d.outcome.ok());
+  EXPECT_TRUE(d.restart);
+  EXPECT_NE(d.outcome.error().message.find("exceeds the byte budget"), std::string::npos)
+      << d.outcome.error().message;
+}
+
+TEST(WireResult, AWrittenGuardPageIsSeen) {
+  std::string in = result_bytes();
+  const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  const w::OutputLayout l = w::output_layout(24, page);
+  const std::size_t out_at = in.size() - l.map_bytes;
+  in[out_at + l.map_bytes - 1] = 1;  // the last byte of the tail guard page
+  const auto n = in.size();
+  // Decode directly to read the message.
+  uint16_t payload_size = 0;
+  std::memcpy(&payload_size, in.data() + 4, 2);
+  const std::string payload = in.substr(6, payload_size);
+  const int fd = ::memfd_create("wire-test", MFD_CLOEXEC);
+  ASSERT_EQ(::write(fd, in.data() + out_at, n - out_at), static_cast<ssize_t>(n - out_at));
+  plugin::LogTail log;
+  const plugin::Decoded d = plugin::read_result(payload, "", fd, 1000, log);
+  ::close(fd);
+  ASSERT_FALSE(d.outcome.ok());
+  EXPECT_NE(d.outcome.error().message.find("in the guard page"), std::string::npos)
+      << d.outcome.error().message;
+}
+
+TEST(Wire, SeedsAndRandomCorruptionsNeitherCrashNorOverread) {
+  std::vector<std::pair<std::string, std::string>> seeds = {
+      {"wire_call", call_bytes("gather/tf_string_axis0.json")},
+      {"wire_call", call_bytes("tensor_scatter_nd/add_duplicates_float32_row_order.json")},
+      {"wire_result", result_bytes()}};
+  for (const char* t : {"wire_call", "wire_result"}) {
+    const fs::path dir = fs::path(GSCHECK_SOURCE_DIR) / "corpus/fuzz" / t;
+    if (!fs::exists(dir)) continue;
+    for (const auto& e : fs::directory_iterator(dir)) {
+      std::ifstream f(e.path(), std::ios::binary);
+      seeds.emplace_back(t, std::string(std::istreambuf_iterator<char>(f), {}));
+    }
+  }
+  // $GSCHECK_WRITE_WIRE_SEEDS=DIR writes the built-in seeds (how corpus/fuzz/wire_* began).
+  if (const char* out = std::getenv("GSCHECK_WRITE_WIRE_SEEDS")) {
+    for (std::size_t i = 0; i < 3; ++i) {
+      fs::create_directories(fs::path(out) / seeds[i].first);
+      std::ofstream(fs::path(out) / seeds[i].first / ("seed" + std::to_string(i)), std::ios::binary)
+          << seeds[i].second;
+    }
+  }
+  std::mt19937_64 rng(20261202);
+  for (const auto& [target, bytes] : seeds) {
+    for (int i = 0; i < 3000; ++i) {
+      std::string s = bytes;
+      if (i) mutate(s, rng);
+      const auto* d = reinterpret_cast<const uint8_t*>(s.data());
+      if (target == "wire_call") {
+        EXPECT_EQ(fuzz::run_wire_call(d, s.size()), 0);
+      } else {
+        EXPECT_EQ(fuzz::run_wire_result(d, s.size()), 0);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gscheck
