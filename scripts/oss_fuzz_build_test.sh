@@ -61,7 +61,7 @@ check() {  # check <condition text> <command...>
   shift
   if "$@"; then echo "ok: $what"; else echo "FAILED: $what"; fail=1; fi
 }
-for t in gather gather_nd scatter_nd tensor_scatter case_json; do
+for t in gather gather_nd scatter_nd tensor_scatter case_json wire_result wire_call; do
   f="$OUT/${t}_fuzz"
   check "$t: executable $f" test -x "$f"
   n_seeds=$(python3 -c "import zipfile,sys; print(len(zipfile.ZipFile(sys.argv[1]).namelist()))" \
