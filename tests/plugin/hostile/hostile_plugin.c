@@ -392,6 +392,7 @@ static void forbidden_syscalls(void) {
     int st;
     waitpid(target, &st, __WALL);
     ptrace(PTRACE_DETACH, target, NULL, NULL);
+    kill(target, SIGCONT); /* whatever stop the attach left */
   } else {
     note("refused", "ptrace %d: %s\n", (int)target, strerror(errno));
   }

@@ -36,13 +36,16 @@ LEFT = r"child process|left"
 ABORT = r"SIGABRT|Aborted|abort"
 TIMEOUT = r"timed out"
 OVERRUN = r"past the end of its output|guard page after"
-INPUT = r"read-only inputs|wrote (to|into) (its|the) inputs|inputs? (was|were) (written|modified|changed)"
+INPUT = (r"read-only inputs|wrote (to|into) (its|the) inputs"
+         r"|inputs? (was|were) (written|modified|changed)")
 FORGED = r"malformed|desynchron"
 CLOSED = r"closed|descriptor|without answering"
 KILLED = r"signal 9|SIGKILL|Killed|killed|parent"
-MEMORY = r"memory|signal 9|Killed|budget"
+MEMORY = r"memory|signal 9|Killed|budget|signal 25|SIGXFSZ|File size limit"
 SYSCALL = r"SIGSYS|Bad system call|signal 31|seccomp|not permitted|refused"
 WRONG = r"differ|mismatch|expected|wrong"
+# A reason about an earlier call, never the right blame for this one.
+MISATTRIBUTED = r"gone before the call"
 
 SMALL_BUDGET = ["--max-bytes", "1048576"]
 
@@ -101,17 +104,19 @@ GSCHECK_LIMIT_S = 120
 
 
 def cases(which):
-    """(name, case) pairs; names starting with "trigger" have params[0] == 13."""
+    """(name, case) pairs in the order gscheck runs them (by name): a triggered case (params[0]
+    == 13, "trigger" in its name) is followed by an innocent one, which a misattributed failure
+    would hit."""
     table = [
-        ("clean_a", "float32", [1.5, 2, 3, 4, 5, 6, 7, 8], "int32", [7, 0, 3, 3]),
-        ("trigger_b", "float32", [13, 2, 3, 4, 5, 6, 7, 8], "int32", [1, 2, 0, 7]),
-        ("clean_c", "int32", [5, 6, 7, 8, 9, 10, 11, 12], "int64", [0, 7, 2, 2]),
-        ("clean_d", "float32", [-1, 0.5, 0.25, 9, 10, 11, 12, 14], "int64", [3, 1]),
-        ("trigger_e", "int32", [13, 1, 2, 3, 4, 5, 6, 7], "int64", [0, 1, 7, 6]),
-        ("clean_f", "int32", [-4, 3, 2, 1, 0, -1, -2, -3], "int32", [2, 2, 2, 2, 5]),
+        ("a_clean", "float32", [1.5, 2, 3, 4, 5, 6, 7, 8], "int32", [7, 0, 3, 3]),
+        ("b_trigger", "float32", [13, 2, 3, 4, 5, 6, 7, 8], "int32", [1, 2, 0, 7]),
+        ("c_clean", "int32", [5, 6, 7, 8, 9, 10, 11, 12], "int64", [0, 7, 2, 2]),
+        ("d_clean", "float32", [-1, 0.5, 0.25, 9, 10, 11, 12, 14], "int64", [3, 1]),
+        ("e_trigger", "int32", [13, 1, 2, 3, 4, 5, 6, 7], "int64", [0, 1, 7, 6]),
+        ("f_clean", "int32", [-4, 3, 2, 1, 0, -1, -2, -3], "int32", [2, 2, 2, 2, 5]),
     ]
     if which == "one":
-        table = [t for t in table if t[0] != "trigger_e"]
+        table = [t for t in table if t[0] != "e_trigger"]
     out = []
     for name, dtype, params, idx_dtype, idx in table:
         out.append(("hostile/" + name, {
@@ -266,7 +271,8 @@ def check_report(report_path, junit_path, stdout_text, problems):
     for c in report.get("cases", []):
         verdicts[c.get("verdict")] = verdicts.get(c.get("verdict"), 0) + 1
     if {k: v for k, v in verdicts.items() if v} != {k: v for k, v in want.items() if k != "cases"}:
-        problems.append(f"report case verdicts {verdicts} do not add up to its printed totals {want}")
+        problems.append(f"report case verdicts {verdicts} do not add up to its printed "
+                        f"totals {want}")
     try:
         root = ET.parse(junit_path).getroot()
         suites = [root] if root.tag == "testsuite" else list(root.iter("testsuite"))
@@ -288,14 +294,16 @@ def check_cases(by_name, names, spec, acted, refused, problems):
             continue
         verdict, reason = c.get("verdict"), c.get("reason", "")
         short = f"{name}: {verdict}: {reason[:300]!r}"
-        triggered = name.startswith("hostile/trigger") and spec["fails"] is not None
+        triggered = "trigger" in name and spec["fails"] is not None
         if not triggered:
             if verdict != "PASSED":
                 problems.append(f"innocent case failed: {short}")
         elif verdict == "PASSED":
             if not (spec.get("refusable") and refused and not acted):
-                problems.append(f"triggered case passed (its misbehaviour went undetected): {short}")
-        elif verdict != "FAILED" or not re.search(spec["fails"], reason):
+                problems.append(f"triggered case passed (its misbehaviour went undetected): "
+                                f"{short}")
+        elif verdict != "FAILED" or not re.search(spec["fails"], reason) or re.search(
+                MISATTRIBUTED, reason):
             problems.append(f"triggered case has the wrong verdict or class "
                             f"(want FAILED matching /{spec['fails']}/): {short}")
 
@@ -325,12 +333,13 @@ def main():
     report, junit = os.path.join(out_dir, "report.json"), os.path.join(out_dir, "report.xml")
     env = dict(os.environ, GSC_HOSTILE_DIR=notes, GSC_HOSTILE_REPORT=report)
     timeout = spec.get("timeout", DEFAULT_TIMEOUT_S)
-    argv = [args.gscheck, "run", "--backend", "plugin:" + os.path.abspath(args.plugin),
+    plugin = "plugin:" + os.path.abspath(args.plugin)
+    argv = [os.path.abspath(args.gscheck), "run", "--backend", plugin,
             "--sweep", "0", "--repeat", "1", "--jobs", "1", "--isolate", args.isolate,
             "--case-timeout", "60", "--quiet", "--report", report, "--junit", junit,
             *(["--timeout", str(timeout)] if timeout else []), *spec.get("args", []), case_dir]
     stdout_path, stderr_path = os.path.join(tmp, "stdout"), os.path.join(tmp, "stderr")
-    problems = []
+    problems, by_name = [], None
     try:
         code, rss = run_gscheck(argv, env, tmp, stdout_path, stderr_path)
         left = settle(time.monotonic() + SETTLE_S)
@@ -362,6 +371,8 @@ def main():
 
     label = f"{args.mode} (--isolate {args.isolate})"
     print(f"{label}: gscheck exit {code}, max RSS {rss:.0f} MiB")
+    for name, c in sorted((by_name or {}).items()):
+        print(f"  {name}: {c.get('verdict')}: {c.get('reason', '')[:200]!r}")
     print("gscheck stdout tail:\n  " + "\n  ".join(stdout_text.strip().splitlines()[-8:]))
     if stderr_text.strip():
         print("gscheck stderr tail:\n  " + "\n  ".join(stderr_text.strip().splitlines()[-6:]))
