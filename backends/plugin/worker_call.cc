@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 #include "backends/plugin/worker_fault_guard.h"
 #include "backends/plugin/worker_io.h"
 #include "backends/plugin/worker_output_arena.h"
+#include "backends/plugin/worker_sandbox.h"
 
 namespace gscheck::worker {
 namespace {
@@ -257,7 +259,12 @@ void serve_call_forked(WorkerState& state, uint64_t in_bytes) {
   if (pid < 0) {
     fail(Ending::kFailed, std::string("worker could not fork the call: ") + std::strerror(errno));
   } else if (pid == 0) {
+    // Grandchildren orphaned by a double fork come back to this process, so the call's check
+    // for leftover children sees them; and the call cannot signal the worker serving the next.
+    ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+    if (state.seccomp) deny_signals_to_parent();
     serve_call(state, in_bytes);
+    if (lost_pipes()) ::_exit(kExitLostPipes);  // its reply never reached gscheck
     *replied = 1;
     ::_exit(0);
   } else {
@@ -269,6 +276,10 @@ void serve_call_forked(WorkerState& state, uint64_t in_bytes) {
       if (WIFSIGNALED(st)) {
         why = "plugin crashed with signal " + std::to_string(WTERMSIG(st)) + " (" +
               strsignal(WTERMSIG(st)) + ")";
+      } else if (WEXITSTATUS(st) == kExitLostPipes) {
+        why =
+            "plugin closed the worker's descriptors to gscheck (its command socket or result "
+            "pipe) during the call";
       } else {
         why = "plugin's call process exited with status " + std::to_string(WEXITSTATUS(st)) +
               " during the call (exit() inside run()?)";

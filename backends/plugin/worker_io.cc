@@ -1,5 +1,7 @@
 #include "backends/plugin/worker_io.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -29,6 +31,12 @@ bool send_frame(Msg type, const void* a, std::size_t a_size, const void* b, std:
 
 void send_text(Msg type, const std::string& text) {
   send_frame(type, text.data(), std::min<std::size_t>(text.size(), 4096));
+}
+
+bool lost_pipes() {
+  struct stat reply {};
+  return ::fstat(kReplyFd, &reply) != 0 || !S_ISFIFO(reply.st_mode) ||
+         ::fcntl(kCommandFd, F_GETFD) < 0;
 }
 
 bool read_all(int fd, void* p, std::size_t n) {

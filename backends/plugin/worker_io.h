@@ -19,6 +19,8 @@ void set_current_call(uint32_t id);
 uint32_t current_call();
 /// A text frame, cut to 4096 bytes.
 void send_text(Msg type, const std::string& text);
+/// True when the plugin closed (or replaced) the descriptors to gscheck.
+bool lost_pipes();
 /// read(2) until all n bytes are read; false at EOF or on error.
 bool read_all(int fd, void* p, std::size_t n);
 

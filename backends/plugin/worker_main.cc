@@ -5,13 +5,11 @@
 //   gscheck-worker PLUGIN MAX_BYTES MODE PARENT_PID     (MODE: worker | call)
 //
 // The descriptors (wire.h: kCommandFd, kReplyFd, kInMemFd, kOutMemFd) are set up by gscheck.
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -136,11 +134,7 @@ int frame_loop(WorkerState& state) {
       serve_call(state, in_bytes);
     }
     ::close(kInMemFd);  // the call's inputs are freed with gscheck's copy
-    // A plugin that closed (or replaced) the pipes to gscheck: say so by the exit status.
-    struct stat reply {};
-    if (::fstat(kReplyFd, &reply) != 0 || !S_ISFIFO(reply.st_mode) ||
-        ::fcntl(kCommandFd, F_GETFD) < 0)
-      ::_exit(kExitLostPipes);
+    if (lost_pipes()) ::_exit(kExitLostPipes);
   }
   if (state.v2 && state.v2->finalize) state.v2->finalize();
   return 0;
@@ -171,7 +165,7 @@ int main(int argc, char** argv) {
   state.page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
   state.max_bytes = std::atoll(argv[2]);
   state.fork_per_call = std::strcmp(argv[3], "call") == 0;
-  state.seccomp = deny_system_calls();
+  state.seccomp = deny_system_calls() && deny_signals_to_parent();
   ::signal(SIGPIPE, SIG_DFL);
   static char alt_stack[64 * 1024];
   install_fault_handler(alt_stack, sizeof alt_stack);

@@ -2,8 +2,10 @@
 
 #include <sched.h>
 #include <sys/prctl.h>
+#include <unistd.h>
 
 #include <cerrno>
+#include <initializer_list>
 
 #ifdef GSCHECK_HAVE_SECCOMP
 #include <seccomp.h>
@@ -84,8 +86,28 @@ bool deny_system_calls() {
   ::seccomp_release(ctx);
   return ok;
 }
+bool deny_signals_to_parent() {
+  scmp_filter_ctx ctx = ::seccomp_init(SCMP_ACT_ALLOW);
+  if (!ctx) return false;
+  // pid_t is 32 bits; the register's upper half is not defined.
+  auto pid_is = [](pid_t p) {
+    return SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, static_cast<uint32_t>(p));
+  };
+  const pid_t parent = ::getppid();
+  bool ok = true;
+  for (pid_t target : {parent, pid_t{0}, pid_t{-1}, static_cast<pid_t>(-parent)})
+    ok = ok &&
+         ::seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(kill), 1, pid_is(target)) == 0;
+  for (int sc : {SCMP_SYS(tkill), SCMP_SYS(tgkill)})
+    ok = ok && ::seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), sc, 1, pid_is(parent)) == 0;
+  ok = ok && ::seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(pidfd_send_signal), 0) == 0;
+  ok = ok && ::seccomp_load(ctx) == 0;
+  ::seccomp_release(ctx);
+  return ok;
+}
 #else
 bool deny_system_calls() { return false; }
+bool deny_signals_to_parent() { return false; }
 #endif
 
 }  // namespace gscheck::worker

@@ -10,4 +10,10 @@ namespace gscheck::worker {
 /// the build has no libseccomp or the kernel refuses the filter.
 bool deny_system_calls();
 
+/// A further filter: no signal to `parent` (the guard, or in --isolate call the worker), to
+/// the whole process group (0) or to every process (-1), so a plugin cannot take down what
+/// serves the next call and have an innocent case blamed. Signals to itself still work
+/// (abort(), raise()).
+bool deny_signals_to_parent();
+
 }  // namespace gscheck::worker

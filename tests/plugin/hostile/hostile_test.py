@@ -71,8 +71,9 @@ EXPECT = {
     "report_rewrite": dict(fails=WRONG, never_acts=True),
     # A result frame claiming a 256 MiB output (out memfd grown to hold it) under a 1 MiB budget.
     "forged_huge": dict(fails=FORGED, args=SMALL_BUDGET, max_rss_mib=160),
-    # "Allocated" frames claiming 16 TiB, then sleeping past the call's deadline.
-    "forged_allocated": dict(fails=TIMEOUT, timeout=None, cases="one"),
+    # "Allocated" frames claiming 16 TiB, then sleeping past the call's deadline: it times out,
+    # or its frames are caught as forged first (they carry no valid call id).
+    "forged_allocated": dict(fails=TIMEOUT + "|" + FORGED, timeout=None, cases="one"),
     # A forged result before the real one: two results for one call.
     "desync": dict(fails=FORGED, isolate=("worker", "call")),
     # Writes to the inputs: mprotect(PROT_WRITE) of their mapping, pwrite() on the memfd behind
