@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 
 namespace gscheck::harness {
@@ -63,10 +64,19 @@ void install_handlers() {
   });
 }
 
+// $GSCHECK_CRASH_GUARD=0 runs unguarded: a debugger then stops at the fault itself.
+bool guard_on() {
+  static const bool on = [] {
+    const char* env = std::getenv("GSCHECK_CRASH_GUARD");
+    return kGuard && !(env && std::strcmp(env, "0") == 0);
+  }();
+  return on;
+}
+
 }  // namespace
 
 std::optional<int> run_crash_guarded(const std::function<void()>& fn) {
-  if (!kGuard) {
+  if (!guard_on()) {
     fn();
     return std::nullopt;
   }

@@ -6,7 +6,7 @@
 // the crashed call's state is abandoned, so memory it held leaks and a lock it held stays held
 // (a crash inside malloc can then hang the run: the per-case time limit ends it). A hang is not
 // a crash: the per-case limit (RunGuard) ends the run there. Under ASan the guard steps aside so
-// the sanitizer reports the fault.
+// the sanitizer reports the fault; $GSCHECK_CRASH_GUARD=0 turns it off (for a debugger).
 #pragma once
 
 #include <functional>
