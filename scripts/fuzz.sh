@@ -15,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 
-all_targets="gather gather_nd scatter_nd tensor_scatter case_json"
+all_targets="gather gather_nd scatter_nd tensor_scatter case_json known_failures report"
 targets=$all_targets
 total_time=$((8 * 3600))
 jobs=$(nproc)
@@ -142,12 +142,12 @@ for t in $targets; do
     else
       cp "$crash" "$min"
     fi
-    if [[ $t == case_json ]]; then
+    if [[ $t == case_json || $t == known_failures || $t == report ]]; then
       # A parser crash input is not a case; it joins the seed corpus that CTest replays.
-      dest="$root/corpus/fuzz/case_json/$name"
-      [[ $smoke == 1 ]] && dest="$regressions_dir/case_json-$name"
+      dest="$root/corpus/fuzz/$t/$name"
+      [[ $smoke == 1 ]] && dest="$regressions_dir/$t-$name"
       cp "$min" "$dest"
-      cmd="$replay --target case_json $dest"
+      cmd="$bin/${t}_fuzz $dest"
     else
       case_file=$(sed -n 's/^  case file: //p' "$log" | head -1)
       if [[ -n $case_file && -e $case_file ]]; then
