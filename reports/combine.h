@@ -3,12 +3,14 @@
 // See docs/report_format.md.
 #pragma once
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "reports/report.h"
+#include "reports/report_reader.h"
 
 namespace gscheck::reports {
 
@@ -22,8 +24,16 @@ struct MergeInput {
 /// count N, each index 1..N exactly once) are interleaved back into the unsharded run's order, so
 /// merging every shard of `run --shard K/N` gives the cases of the unsharded run. Anything else
 /// is an error naming the mismatch unless force is set; forced merges of other reports keep the
-/// cases in argument order. Totals, matrix and JUnit are derived from the merged cases.
+/// cases in argument order. Two cases of one name are an error naming it, forced or not (cases
+/// are matched by name). Totals, matrix and JUnit are derived from the merged cases.
 Expected<Report> merge_reports(std::vector<MergeInput> inputs, bool force);
+
+/// merge_reports for files, without holding their cases: each case is spooled as JSON text to an
+/// unlinked temporary file as it is read. Once every file is read and the merge is known to be
+/// valid, begin gets the merged run's head, then emit each case in the merged order. Memory: the
+/// heads, the case names and a few words per case.
+Status merge_report_files(const std::vector<std::string>& paths, bool force, int64_t max_bytes,
+                          const std::function<Status(const RunInfo&)>& begin, const CaseSink& emit);
 
 /// How a case's verdict changed between two reports.
 enum class Change : unsigned char {
@@ -40,7 +50,7 @@ std::string_view change_name(Change c);
 bool is_regression(Change c);
 
 struct CaseChange {
-  std::string name;  ///< the case name ("#2" appended for a second case of the same name)
+  std::string name;  ///< the case name (" (old case)" appended where another case took it)
   Change change;
   std::optional<Verdict> old_verdict, new_verdict;
   std::string reason;  ///< the new report's reason (the old one's for kRemoved / kFixed)
@@ -61,8 +71,13 @@ struct ReportDiff {
   bool regression() const;           ///< any case change that is a regression
 };
 
-/// Cases are matched by name (case files and sweep cases carry stable names).
+/// Cases are matched by name (case files and sweep cases carry stable names); a name given twice
+/// in one report is an error naming it.
 Expected<ReportDiff> diff_reports(const Report& old_report, const Report& new_report);
+/// The same for two files, read case by case (reports/report_reader.h): memory holds what an old
+/// case needs to be matched (name, inputs, verdict, reason), never a whole report.
+Expected<ReportDiff> diff_report_files(const std::string& old_path, const std::string& new_path,
+                                       int64_t max_bytes);
 /// The diff as text: notes, a summary line, the changed cases, the changed matrix rows.
 std::string diff_table(const ReportDiff& d, std::size_t max_cases = 200);
 nlohmann::json diff_to_json(const ReportDiff& d);

@@ -15,9 +15,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 
-all_targets="gather gather_nd scatter_nd tensor_scatter case_json wire_result wire_call"
+all_targets="gather gather_nd scatter_nd tensor_scatter case_json known_failures report wire_result wire_call"
 # Targets whose inputs are bytes, not cases: a crash input joins their seed corpus.
-byte_targets=" case_json wire_result wire_call "
+byte_targets=" case_json known_failures report wire_result wire_call "
 targets=$all_targets
 total_time=$((8 * 3600))
 jobs=$(nproc)
@@ -150,7 +150,7 @@ for t in $targets; do
       [[ $smoke == 1 ]] && dest="$regressions_dir/$t-$name"
       mkdir -p "$(dirname "$dest")"
       cp "$min" "$dest"
-      if [[ $t == case_json ]]; then cmd="$replay --target case_json $dest"; else cmd="$bin/${t}_fuzz $dest"; fi
+      cmd="$bin/${t}_fuzz $dest"
     else
       case_file=$(sed -n 's/^  case file: //p' "$log" | head -1)
       if [[ -n $case_file && -e $case_file ]]; then

@@ -1,6 +1,6 @@
 // `gscheck report merge|diff`: combine shard reports, compare two runs.
 #include <cstdio>
-#include <fstream>
+#include <memory>
 
 #include "reports/combine.h"
 #include "tools/cli_args.h"
@@ -38,20 +38,28 @@ int merge(const std::vector<std::string>& args) {
   const std::string out = parsed.value("-o").value_or("");
   if (out.empty()) return usage_error("merge needs -o OUT.json");
   if (parsed.positional.empty()) return usage_error("merge needs at least one report");
-  std::vector<reports::MergeInput> inputs;
-  for (const std::string& path : parsed.positional) {
-    auto r = reports::read_json_report(path);
-    if (!r.ok()) return usage_error(r.error().message);
-    inputs.push_back({path, std::move(*r)});
+  // The merged report is streamed: the inputs' cases are spooled, not held (bounded memory).
+  std::unique_ptr<reports::ReportStream> stream;
+  reports::RunInfo run;
+  Status st = reports::merge_report_files(
+      parsed.positional, parsed.has("--force"), kDefaultMaxCaseBytes,
+      [&](const reports::RunInfo& merged) -> Status {
+        run = merged;
+        run.argv = {"gscheck", "report", "merge"};
+        run.argv.insert(run.argv.end(), args.begin(), args.end());
+        auto s = reports::ReportStream::open(run, out, parsed.value("--junit").value_or(""));
+        if (!s.ok()) return Error{ErrorClass::kInternal, s.error().message};
+        stream = std::move(*s);
+        return {};
+      },
+      [&](reports::CaseResult&& c) { return stream->add(c); });
+  if (!st.ok()) {
+    std::fprintf(stderr, "gscheck %s\n", st.error().message.c_str());
+    // A report that could not be written is exit 3; an input that cannot be merged, 2.
+    return st.error().cls == ErrorClass::kInternal ? 3 : 2;
   }
-  auto merged = reports::merge_reports(std::move(inputs), parsed.has("--force"));
-  if (!merged.ok()) {
-    std::fprintf(stderr, "gscheck %s\n", merged.error().message.c_str());
-    return 2;
-  }
-  merged->run.argv = {"gscheck", "report", "merge"};
-  merged->run.argv.insert(merged->run.argv.end(), args.begin(), args.end());
-  return finish_run(*merged, out, parsed.value("--junit").value_or(""), /*table=*/true);
+  return finish_stream(*stream, run.elapsed_s, run.strict, /*table=*/true, /*matrix=*/false,
+                       run.interrupted);
 }
 
 int diff(const std::vector<std::string>& args) {
@@ -68,11 +76,8 @@ int diff(const std::vector<std::string>& args) {
     if (!n.ok()) return usage_error(n.error().message);
     max_cases = *n;
   }
-  auto old_report = reports::read_json_report(parsed.positional[0]);
-  if (!old_report.ok()) return usage_error(old_report.error().message);
-  auto new_report = reports::read_json_report(parsed.positional[1]);
-  if (!new_report.ok()) return usage_error(new_report.error().message);
-  auto diffed = reports::diff_reports(*old_report, *new_report);
+  auto diffed =
+      reports::diff_report_files(parsed.positional[0], parsed.positional[1], kDefaultMaxCaseBytes);
   if (!diffed.ok()) return usage_error(diffed.error().message);
   const reports::ReportDiff& d = *diffed;
   if (parsed.has("--json")) {

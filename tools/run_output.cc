@@ -68,25 +68,6 @@ int print_totals(const reports::RunTally& tally, bool strict, bool table, bool m
 
 }  // namespace
 
-int finish_run(reports::Report& report, const std::string& report_path,
-               const std::string& junit_path, bool table, bool matrix) {
-  int status = print_totals(reports::tally(report), report.run.strict, table, matrix);
-  if (!report_path.empty()) {
-    if (Status st = reports::write_json_report(report_path, report); !st.ok()) {
-      std::fprintf(stderr, "gscheck: %s\n", st.error().message.c_str());
-      status = 3;
-    }
-  }
-  if (!junit_path.empty()) {
-    if (Status st = reports::write_junit(junit_path, report); !st.ok()) {
-      std::fprintf(stderr, "gscheck: %s\n", st.error().message.c_str());
-      status = 3;
-    }
-  }
-  std::fflush(stdout);
-  return status;
-}
-
 bool print_lint(const reports::KnownFailuresLint& lint, const std::string& path) {
   std::printf("known failures %s:\n%s", path.c_str(), lint.table().c_str());
   const std::vector<std::string> findings = lint.findings();
@@ -97,9 +78,9 @@ bool print_lint(const reports::KnownFailuresLint& lint, const std::string& path)
 }
 
 int finish_stream(reports::ReportStream& stream, double elapsed_s, bool strict, bool table,
-                  bool matrix) {
+                  bool matrix, const std::string& interrupted) {
   int status = print_totals(stream.tally(), strict, table, matrix);
-  if (Status st = stream.finish(elapsed_s, ""); !st.ok()) {
+  if (Status st = stream.finish(elapsed_s, interrupted); !st.ok()) {
     std::fprintf(stderr, "gscheck: %s\n", st.error().message.c_str());
     status = 3;
   }

@@ -45,17 +45,13 @@ std::string known_failures_options(const ParsedArgs& parsed, harness::CheckOptio
                                    std::optional<reports::KnownFailures>& known,
                                    std::optional<reports::KnownFailuresLint>& lint);
 
-/// Finish a run held in memory (`report merge`): print the totals (and the per-op table when
-/// table is set, the capability matrix with matrix), write the JSON report and JUnit XML when
-/// paths are given. Returns the exit status: 0 no failures, 1 a case FAILED, was MISTRUSTED,
-/// NONDETERMINISTIC or DECLINED (or XPASS when report.run.strict), 3 a report was not written.
-int finish_run(reports::Report& report, const std::string& report_path,
-               const std::string& junit_path, bool table, bool matrix = false);
-
-/// finish_run for a streamed run: the same output, the reports written from the stream's spools
-/// (complete, not interrupted).
+/// Finish a streamed run: print the totals (and the per-op table when table is set, the capability
+/// matrix with matrix), write the reports from the stream's spools (complete unless interrupted
+/// names why not: a merged part that did not finish). Returns the exit status: 0 no failures, 1 a
+/// case FAILED, was MISTRUSTED, NONDETERMINISTIC or DECLINED (or XPASS when strict), 3 a report
+/// was not written.
 int finish_stream(reports::ReportStream& stream, double elapsed_s, bool strict, bool table,
-                  bool matrix);
+                  bool matrix, const std::string& interrupted = "");
 
 /// Print the known-failures lint (its per-entry table and findings); true when it found one.
 bool print_lint(const reports::KnownFailuresLint& lint, const std::string& path);
