@@ -18,6 +18,8 @@ std::vector<std::string> backend_names() {
   names.push_back("cuda-emu-det");
   // Race mode: threads interleaved at every device access, data races are failures.
   if (cuda::race_mode_available()) names.push_back("cuda-emu-race");
+  // Warp-synchronous: each warp's lanes in lock step at the warp intrinsics.
+  names.push_back("cuda-emu-warp");
 #endif
 #if defined(GSCHECK_HAVE_CUDA_BACKEND)
   names.push_back("cuda");
@@ -48,6 +50,8 @@ Expected<std::unique_ptr<Backend>> make_backend(std::string_view name, int64_t m
                    "which ASan/MSan builds cannot have"};
     return cuda::make_cuda_emu_backend(1, {.max_bytes = max_bytes, .race = true});
   }
+  if (name == "cuda-emu-warp")
+    return cuda::make_cuda_emu_backend(0, {.max_bytes = max_bytes, .warp_sync = true});
 #endif
 #if defined(GSCHECK_HAVE_CUDA_BACKEND)
   if (name == "cuda") return cuda::make_cuda_backend({.max_bytes = max_bytes});
@@ -57,7 +61,7 @@ Expected<std::unique_ptr<Backend>> make_backend(std::string_view name, int64_t m
   std::string known;
   for (const auto& n : backend_names()) known += (known.empty() ? "" : ", ") + n;
   if (name == "cuda" || name == "cuda-det" || name == "cuda-emu" || name == "cuda-emu-det" ||
-      name == "cuda-emu-race")
+      name == "cuda-emu-race" || name == "cuda-emu-warp")
     return Error{ErrorClass::kUnimplemented,
                  "backend '" + std::string(name) +
                      "' is not built into this gscheck (available: " + known + ")"};

@@ -33,6 +33,11 @@ struct KernelOptions {
   /// interleavings (mixed with each case's name).
   bool race = false;
   uint64_t race_seed = 1;
+  /// cuda-emu only: warp-synchronous mode (cuda/emu/warp_sync.h): the 32 lanes of each warp run
+  /// in lock step at the warp intrinsics (__match_any_sync, __shfl*_sync, ...), so the atomic
+  /// path's fold of equal destinations runs as on the GPU. Registered as "cuda-emu-warp".
+  /// Not combined with race (race mode runs every lane alone).
+  bool warp_sync = false;
 };
 /// Example: auto det = make_cuda_emu_backend(4, {.deterministic = true});
 /// False when this build's kernels are not instrumented for race mode (ASan/MSan builds).

@@ -36,13 +36,15 @@ std::unique_ptr<Backend> make_cuda_emu_backend(int threads) {
 
 std::unique_ptr<Backend> make_cuda_emu_backend(int threads, const KernelOptions& options) {
   std::string name = options.deterministic ? "cuda-emu-det" : "cuda-emu";
+  if (options.warp_sync && !options.race) name += "-warp";
   if (options.race) {
     return std::make_unique<RaceCheckedBackend>(
         kernel_capabilities(name + "-race", options.deterministic), threads, options);
   }
-  return std::make_unique<KernelBackend<EmuExec>>(kernel_capabilities(name, options.deterministic),
-                                                  EmuExec(threads, options.max_blocks),
-                                                  options.deterministic, options.max_bytes);
+  return std::make_unique<KernelBackend<EmuExec>>(
+      kernel_capabilities(name, options.deterministic),
+      EmuExec(threads, options.max_blocks, nullptr, options.warp_sync), options.deterministic,
+      options.max_bytes);
 }
 
 #if !defined(GSCHECK_HAVE_CUDA)

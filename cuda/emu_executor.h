@@ -1,6 +1,7 @@
 // The CPU grid executor of cuda-emu: runs the kernel functors of cuda/*.cuh block by block on a
-// thread pool, the threads of a block in a loop (the kernels use no __syncthreads), or in race
-// mode as interleaved fibers with every device access checked (cuda/race_detector.h). Also the
+// thread pool, the threads of a block in a loop (the kernels use no __syncthreads), in
+// warp-synchronous mode each warp's lanes in lock step (cuda/emu/warp_sync.h), or in race mode
+// as interleaved fibers with every device access checked (cuda/race_detector.h). Also the
 // "device" memory and sort primitives the op launchers need, all on host memory.
 #pragma once
 
@@ -71,12 +72,17 @@ class EmuExec {
 
   /// threads: pool size (0 = hardware concurrency); max_blocks: grid cap (0 = 8 per thread).
   /// race: run launches in race mode (cuda/race_detector.h) instead of on the pool.
+  /// warp_sync: run each warp's 32 lanes in lock step at the warp intrinsics
+  /// (cuda/emu/warp_sync.h) instead of each thread to completion alone.
   explicit EmuExec(int threads = 0, uint32_t max_blocks = 0,
-                   std::shared_ptr<RaceDetector> race = nullptr)
+                   std::shared_ptr<RaceDetector> race = nullptr, bool warp_sync = false)
       : pool_(std::make_shared<BlockPool>(threads)),
         max_blocks_(max_blocks ? max_blocks : static_cast<uint32_t>(8 * pool_->threads())),
         race_(std::move(race)),
+        warp_sync_(warp_sync),
         scratch_(std::make_shared<Scratch>()) {}
+
+  bool warp_sync() const { return warp_sync_; }
 
   /// The race detector in race mode, else null.
   RaceDetector* race() const { return race_.get(); }
@@ -123,16 +129,30 @@ class EmuExec {
     if (work_threads == 0) return {};
     const uint64_t want = (work_threads + block_threads - 1) / block_threads;
     const uint32_t blocks = static_cast<uint32_t>(std::min<uint64_t>(want, max_blocks_));
-    if (race_) {
-      return race_->launch(
-          typeid(K).name(), &k,
-          [](const void* kernel, const ThreadIndex& t) { (*static_cast<const K*>(kernel))(t); },
-          blocks, block_threads);
-    }
-    const std::function<void(uint32_t)> body = [&](uint32_t b) {
-      for (uint32_t t = 0; t < block_threads; ++t) k(ThreadIndex{b, t, block_threads, blocks});
+    // A device fault (a misaligned vector access, a warp intrinsic used against its rules)
+    // fails the launch, as cudaErrorMisalignedAddress and friends do on the device.
+    emu::LaunchFaults faults(typeid(K).name());
+    const emu::ThreadBody thunk = [](const void* kernel, const ThreadIndex& t) {
+      (*static_cast<const K*>(kernel))(t);
     };
-    pool_->run(blocks, body);
+    if (race_) {
+      emu::FaultScope scope(&faults);
+      GSCHECK_RETURN_IF_ERROR(race_->launch(typeid(K).name(), &k, thunk, blocks, block_threads));
+    } else {
+      const std::function<void(uint32_t)> body = [&](uint32_t b) {
+        emu::FaultScope scope(&faults);
+        if (warp_sync_) {
+          emu::run_block_warp_synchronous(&k, thunk, b, block_threads, blocks);
+          return;
+        }
+        for (uint32_t t = 0; t < block_threads; ++t) {
+          emu::set_current_thread(b, t);
+          k(ThreadIndex{b, t, block_threads, blocks});
+        }
+      };
+      pool_->run(blocks, body);
+    }
+    if (faults.any()) return Error{ErrorClass::kInternal, faults.message()};
     return {};
   }
 
@@ -168,6 +188,7 @@ class EmuExec {
   std::shared_ptr<BlockPool> pool_;
   uint32_t max_blocks_;
   std::shared_ptr<RaceDetector> race_;
+  bool warp_sync_;
   std::shared_ptr<Scratch> scratch_;  // shared by copies of this executor
 };
 static_assert(Executor<EmuExec>);

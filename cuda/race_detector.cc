@@ -14,6 +14,7 @@
 #include <set>
 #include <vector>
 
+#include "cuda/emu/warp_sync.h"
 #include "cuda/race_access.h"
 
 namespace gscheck::cuda {
@@ -135,6 +136,11 @@ struct RaceDetector::State {
 
   void access(uintptr_t addr, uint64_t size, Kind kind);
   void maybe_switch();
+  // The warp intrinsics and device faults read which thread runs (each lane runs alone here).
+  void resume_as(const Fiber& f) const {
+    emu::set_current_thread(static_cast<uint32_t>(f.tid) / block_threads,
+                            static_cast<uint32_t>(f.tid) % block_threads);
+  }
   std::string describe(const Race& r, const Outcome& o) const;
 };
 
@@ -225,6 +231,7 @@ void RaceDetector::State::maybe_switch() {
   if (next == cur) return;
   Fiber* prev = cur;
   cur = next;
+  resume_as(*next);
   swapcontext(&prev->ctx, &next->ctx);
 }
 
@@ -399,6 +406,7 @@ Status RaceDetector::launch(const char* kernel_type, const void* kernel, Body bo
     }
     if (s.live.empty()) break;
     s.cur = s.live[s.rng() % s.live.size()];
+    s.resume_as(*s.cur);
     swapcontext(&s.main_ctx, &s.cur->ctx);
     // Back here when some thread finished.
     s.cur = nullptr;

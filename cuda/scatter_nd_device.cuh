@@ -126,7 +126,7 @@ struct ScatterAtomicKernel {
 /// x[0..V) = src[0..V) in one V*sizeof(T)-byte load on the device (src aligned to it).
 template <class T, int V>
 GSCHECK_HD_INLINE void load_units(T* x, const T* src) {
-#if defined(__CUDA_ARCH__)
+#if GSCHECK_DEVICE_PATH
   if constexpr (V > 1 && (V * sizeof(T) == 4 || V * sizeof(T) == 8 || V * sizeof(T) == 16)) {
     using W = typename VecUnit<V * sizeof(T)>::type;
     const W w = __ldg(reinterpret_cast<const W*>(src));
@@ -149,10 +149,10 @@ GSCHECK_HD_INLINE T fold_updates(ScatterKind kind, T a, T b) {
   return elem_add(a, b);
 }
 
-#if defined(__CUDA_ARCH__)
+#if GSCHECK_DEVICE_PATH
 /// __shfl_sync for the element types of the reduce kernel (2, 4 or 8 bytes).
 template <class T>
-__device__ __forceinline__ T shfl_elem(unsigned mask, T v, int src) {
+GSCHECK_HD_INLINE T shfl_elem(unsigned mask, T v, int src) {
   if constexpr (sizeof(T) <= 4) {
     using U = typename UIntOf<sizeof(T)>::type;
     const unsigned int w = bit_cast<U>(v);
@@ -172,8 +172,8 @@ __device__ __forceinline__ T shfl_elem(unsigned mask, T v, int src) {
 ///    a thread stays on one column of a row that every index hits);
 ///  - at the end, lanes of a warp holding the same destination fold their units together
 ///    (__match_any_sync, then pointer jumping over the lanes of each group) and only the lowest
-///    lane of each group issues the atomic. The emulator has no warps: each thread flushes its
-///    own unit, the scalar fallback.
+///    lane of each group issues the atomic. cuda-emu runs this fold too: with the lanes in lock
+///    step in its warp-synchronous mode, each lane alone (a group of one) otherwise.
 /// Sums are then associated differently from element order: tf-gpu's atomics promise no order.
 template <class T, class Off, int V>
 struct ScatterReduceKernel {
@@ -240,9 +240,9 @@ struct ScatterReduceKernel {
         for (int k = 0; k < V; ++k) acc[k] = x[k];
       }
     }
-#if defined(__CUDA_ARCH__)
+#if GSCHECK_DEVICE_PATH
     const unsigned mask = __activemask();
-    const int lane = static_cast<int>(threadIdx.x & 31u);
+    const int lane = static_cast<int>(t.thread & 31u);
     const unsigned peers = __match_any_sync(mask, pending);
     const unsigned later = peers & ~((2u << lane) - 1u);  // peers above this lane
     int next = later ? __ffs(later) - 1 : -1;

@@ -22,12 +22,26 @@ GSCHECK_HD_INLINE uint32_t copy_unit_bytes(uintptr_t src, uintptr_t dst) {
   return 1;
 }
 
+/// cuda-emu: a W-byte unit access at a misaligned address faults, as the device's would (the
+/// host's memcpy would not care).
+GSCHECK_HD_INLINE void emu_check_unit(const void* dst, const void* src, int w) {
+#if GSCHECK_EMU
+  emu::check_aligned(src, static_cast<std::size_t>(w), "a vector load");
+  emu::check_aligned(dst, static_cast<std::size_t>(w), "a vector store");
+#else
+  (void)dst;
+  (void)src;
+  (void)w;
+#endif
+}
+
 template <int W>
 GSCHECK_HD_INLINE void load_store_unit(uint8_t* dst, const uint8_t* src) {
 #if defined(__CUDA_ARCH__)
   using V = typename VecUnit<W>::type;
   *reinterpret_cast<V*>(dst) = *reinterpret_cast<const V*>(src);
 #else
+  emu_check_unit(dst, src, W);
   memcpy(dst, src, W);  // one W-byte move; memcpy keeps the host build free of aliasing UB
 #endif
 }
@@ -38,6 +52,7 @@ GSCHECK_HD_INLINE typename VecUnit<W>::type load_unit(const uint8_t* src) {
 #if defined(__CUDA_ARCH__)
   return *reinterpret_cast<const typename VecUnit<W>::type*>(src);
 #else
+  emu_check_unit(src, src, W);
   typename VecUnit<W>::type v;
   memcpy(&v, src, W);  // a device-style typed load would be aliasing UB on the host
   return v;
@@ -48,6 +63,7 @@ GSCHECK_HD_INLINE void store_unit(uint8_t* dst, const typename VecUnit<W>::type&
 #if defined(__CUDA_ARCH__)
   *reinterpret_cast<typename VecUnit<W>::type*>(dst) = v;
 #else
+  emu_check_unit(dst, dst, W);
   memcpy(dst, &v, W);
 #endif
 }
@@ -58,6 +74,7 @@ GSCHECK_HD_INLINE void store_zero_unit(uint8_t* dst) {
   using V = typename VecUnit<W>::type;
   *reinterpret_cast<V*>(dst) = V{};
 #else
+  emu_check_unit(dst, dst, W);
   memset(dst, 0, W);
 #endif
 }
@@ -72,6 +89,7 @@ GSCHECK_HD_INLINE void copy_chunk(uint8_t* dst, const uint8_t* src) {
   GSCHECK_UNROLL
   for (int k = 0; k < kChunkBytes; k += W) load_store_unit<W>(dst + k, src + k);
 #else
+  emu_check_unit(dst, src, W);    // the loop's units are W-aligned when its first one is
   memcpy(dst, src, kChunkBytes);  // the same bytes as the W-unit loop, in one host move
 #endif
 }
@@ -128,7 +146,7 @@ GSCHECK_HD_INLINE void zero_slice(uint8_t* dst, uint64_t n, uint32_t lane, uint3
 
 /// A read-only 16-byte load: the non-coherent path (LDG.E.128.CONSTANT) on the device.
 GSCHECK_HD_INLINE VecUnit<16>::type load16(const uint8_t* src) {
-#if defined(__CUDA_ARCH__)
+#if GSCHECK_DEVICE_PATH
   return __ldg(reinterpret_cast<const uint4*>(src));
 #else
   VecUnit<16>::type v;
@@ -140,6 +158,7 @@ GSCHECK_HD_INLINE void store16(uint8_t* dst, const VecUnit<16>::type& v) {
 #if defined(__CUDA_ARCH__)
   *reinterpret_cast<uint4*>(dst) = v;
 #else
+  emu_check_unit(dst, dst, 16);
   memcpy(dst, &v, 16);
 #endif
 }

@@ -22,6 +22,23 @@
 #define GSCHECK_HD_INLINE inline
 #endif
 
+// Which code a build runs. GSCHECK_EMU: the host compiler's build for cuda-emu, which supplies
+// the device library (cuda/emu/device_intrinsics.h) so the device code paths run as written.
+// GSCHECK_DEVICE_PATH: the device's code, compiled by nvcc's device pass and by cuda-emu; only
+// nvcc's host pass of __host__ __device__ code (never executed) skips it.
+#if !defined(__CUDACC__)
+#define GSCHECK_EMU 1
+#define GSCHECK_DEVICE_PATH 1
+#elif defined(__CUDA_ARCH__)
+#define GSCHECK_EMU 0
+#define GSCHECK_DEVICE_PATH 1
+#else
+#define GSCHECK_EMU 0
+#define GSCHECK_DEVICE_PATH 0
+#endif
+// The branch nvcc's host pass compiles where the device code has no host meaning.
+#define GSCHECK_HOST_PASS_UNREACHABLE() __builtin_trap()
+
 namespace gscheck::cuda {
 
 /// Where one thread sits in a 1-D launch; the kernel functors take it instead of reading
@@ -46,3 +63,7 @@ GSCHECK_HD_INLINE To bit_cast(const From& f) {
 }
 
 }  // namespace gscheck::cuda
+
+#if GSCHECK_EMU
+#include "cuda/emu/device_intrinsics.h"
+#endif

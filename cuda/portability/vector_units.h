@@ -25,18 +25,9 @@ template <>
 struct VecUnit<8> {
   using type = uint64_t;
 };
-#if defined(__CUDACC__)
 template <>
 struct VecUnit<16> {
-  using type = uint4;  // one 128-bit ld.global.v4 / st.global.v4
+  using type = uint4;  // one 128-bit ld.global.v4 / st.global.v4 (cuda-emu: its own uint4)
 };
-#else
-template <>
-struct VecUnit<16> {
-  struct alignas(16) type {
-    uint64_t lo, hi;
-  };
-};
-#endif
 
 }  // namespace gscheck::cuda

@@ -48,6 +48,29 @@ TEST_P(CudaEmuSweep, AgreesWithTheReference) {
   }
 }
 
+// Warp-synchronous mode: each warp's lanes in lock step, so the atomic path's fold of equal
+// destinations, the packed half-pair and the float4 reductions run as the GPU runs them. A small
+// grid (max_blocks 4: 1,024 threads) keeps many rows per warp, so equal destinations meet.
+TEST_P(CudaEmuSweep, WarpSynchronousAgreesWithTheReference) {
+  for (uint32_t max_blocks : {0u, 4u}) {
+    auto b = make_cuda_emu_backend(2, KernelOptions{.max_blocks = max_blocks, .warp_sync = true});
+    for (int size : {10, 40, 100}) {
+      gen::SampleOptions opts;
+      opts.seed = 5000 + static_cast<uint64_t>(GetParam()) * 10 + static_cast<uint64_t>(size);
+      opts.count = 200;
+      opts.dtypes = b->capabilities().dtypes;
+      opts.size = size;
+      opts.ops = {GetParam()};
+      const auto n = sweep_against_reference(*b, gen::sample_cases(opts));
+      std::cout << b->capabilities().name << " max_blocks " << max_blocks << " "
+                << op_name(GetParam()) << " size " << size << ": " << n.compared << " compared ("
+                << n.errors << " errors), " << n.failed << " failed\n";
+      EXPECT_EQ(n.failed, 0);
+      EXPECT_GT(n.compared - n.errors, 0);
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(AllOps, CudaEmuSweep, ::testing::ValuesIn(kAllOps),
                          [](const auto& info) { return std::string(op_name(info.param)); });
 
