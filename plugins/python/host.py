@@ -180,18 +180,21 @@ class Host:
     def release(self):
         """After the output is copied: the views must die with the call. None, or why not."""
         views, self._views = self._views, []
-        kept = []
-        for attempt in range(2):
-            kept = []
-            for mv in views:
-                try:
-                    mv.release()
-                except BufferError:
-                    kept.append(mv)
-            if not kept:
-                return None
-            views = kept
+        # numpy's arrays hold the memoryview itself (frombuffer keeps no buffer export), so a
+        # reference the module kept shows in the view's reference count: here the list, the
+        # loop variable and getrefcount's argument hold it.
+        kept = [mv for mv in views if sys.getrefcount(mv) > 3]
+        if kept:
+            del kept
             gc.collect()  # a cycle (a traceback's frames) may still hold a view
+            kept = [mv for mv in views if sys.getrefcount(mv) > 3]
+        for mv in views:
+            try:
+                mv.release()
+            except BufferError:
+                pass
+        if not kept:
+            return None
         return ("call() kept a reference to an input or output array past its return (a "
                 "global, a cache): the arrays are valid only during the call")
 
