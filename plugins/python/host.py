@@ -128,8 +128,13 @@ class Host:
         if spec is None:
             return None
         mv, dtype, dims = spec
-        self._views.append(mv)
-        return self.np.frombuffer(mv, self._dtypes[dtype]).reshape(dims)
+        return self._track(mv, self.np.frombuffer(mv, self._dtypes[dtype])).reshape(dims)
+
+    def _track(self, mv, flat):
+        # numpy's array holds a memoryview of its own over mv (flat.base): every array made
+        # from it keeps that object alive, so its reference count shows one kept past the call.
+        self._views.append((mv, flat.base))
+        return flat
 
     def _output(self, shape):
         """gscheck.output(shape): the call's output buffer as a writable array (once a call)."""
@@ -141,8 +146,7 @@ class Host:
         mv = self._alloc_output(shape)
         if mv is None:
             raise self.gscheck.ResourceExhausted("the output is over the call's byte budget")
-        self._views.append(mv)
-        self._out = self.np.frombuffer(mv, self._out_dtype).reshape(shape)
+        self._out = self._track(mv, self.np.frombuffer(mv, self._out_dtype)).reshape(shape)
         return self._out
 
     def invoke(self, op, semantics, batch_dims, policy, out_dtype, params, indices, updates,
@@ -180,18 +184,16 @@ class Host:
     def release(self):
         """After the output is copied: the views must die with the call. None, or why not."""
         views, self._views = self._views, []
-        # numpy's arrays hold the memoryview itself (frombuffer keeps no buffer export), so a
-        # reference the module kept shows in the view's reference count: here the list, the
-        # loop variable and getrefcount's argument hold it.
-        kept = [mv for mv in views if sys.getrefcount(mv) > 3]
+        # Here the list, the loop variable and getrefcount's argument hold each inner view.
+        kept = [v for _, v in views if sys.getrefcount(v) > 3]
         if kept:
             del kept
             gc.collect()  # a cycle (a traceback's frames) may still hold a view
-            kept = [mv for mv in views if sys.getrefcount(mv) > 3]
-        for mv in views:
+            kept = [v for _, v in views if sys.getrefcount(v) > 3]
+        for mv, _ in views:
             try:
                 mv.release()
-            except BufferError:
+            except BufferError:  # still exported: the kept array, reported below
                 pass
         if not kept:
             return None
