@@ -19,7 +19,7 @@ using reports::CaseResult;
 using reports::Verdict;
 
 int default_repeat(const std::string& backend_name) {
-  return backend_name.starts_with("plugin:") ? 2 : 1;
+  return backend_name.starts_with("plugin:") || backend_name.starts_with("python:") ? 2 : 1;
 }
 
 CaseChecker::CaseChecker(Backend& backend, Backend* reference, CheckOptions opts)

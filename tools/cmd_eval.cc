@@ -141,7 +141,7 @@ int cmd_eval(const std::vector<std::string>& args) {
     return 3;
   }
   CliSink sink(**stream, nullptr, lint ? &*lint : nullptr, !parsed.has("--quiet"), run.strict);
-  const int jobs = backend_name.starts_with("plugin:") ? plugin->jobs : 1;
+  const int jobs = is_plugin_backend(backend_name) ? plugin->jobs : 1;
   harness::Runner runner(checker, sink, {backend_name, jobs, case_timeout, std::nullopt});
   runner.run_files(*files);
   int status = finish_stream(**stream, runner.elapsed_s(), run.strict, /*table=*/false,

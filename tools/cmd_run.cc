@@ -347,7 +347,7 @@ int cmd_run(const std::vector<std::string>& args) {
                     interval);
   CliSink sink(**stream, &progress, lint ? &*lint : nullptr, parsed.has("--verbose"), run.strict);
   // Concurrent checking is for plugin workers; the in-tree backends run on this thread.
-  const int jobs = o.backend_name.starts_with("plugin:") ? plugin->jobs : 1;
+  const int jobs = is_plugin_backend(o.backend_name) ? plugin->jobs : 1;
   harness::Runner runner(checker, sink, {o.backend_name, jobs, o.case_timeout, o.shard});
 
   runner.run_files(files);  // case files first, in full; then the sweep
@@ -363,7 +363,7 @@ int cmd_run(const std::vector<std::string>& args) {
     });
   }
   progress.finish(sink.done(), sink.failures());
-  const bool matrix = parsed.has("--matrix") || o.backend_name.starts_with("plugin:");
+  const bool matrix = parsed.has("--matrix") || is_plugin_backend(o.backend_name);
   int status = finish_stream(**stream, runner.elapsed_s(), run.strict, /*table=*/true, matrix);
   if (sink.spool_error()) {
     std::fprintf(stderr, "gscheck run: %s\n", sink.spool_error()->message.c_str());

@@ -1,18 +1,24 @@
 #include "tools/plugin_flags.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 
 #include "harness/regression.h"
 
 namespace gscheck::tools {
 
 std::vector<OptionSpec> plugin_option_specs() {
-  return {{"--jobs", true}, {"--timeout", true}, {"--isolate", true}};
+  return {{"--jobs", true}, {"--timeout", true}, {"--isolate", true}, {"--python-venv", true}};
+}
+
+bool is_plugin_backend(const std::string& name) {
+  return name.starts_with("plugin:") || name.starts_with("python:");
 }
 
 namespace {
@@ -76,8 +82,36 @@ Expected<PluginOptions> plugin_options(const ParsedArgs& parsed, int64_t max_byt
       return parse_error("--isolate: expected 'worker' or 'call', got '" + *v + "'");
     }
   }
+  // The Python host reads its venv from the environment, which every worker inherits.
+  if (auto v = parsed.value("--python-venv")) {
+    std::error_code ec;
+    const auto dir = std::filesystem::absolute(*v, ec);
+    if (v->empty() || ec || !std::filesystem::is_directory(dir))
+      return parse_error("--python-venv: no directory '" + *v + "'");
+    ::setenv("GSCHECK_PYTHON_VENV", dir.c_str(), 1);
+  }
   return o;
 }
+
+namespace {
+
+// The Python host plugin: $GSCHECK_PYTHON_PLUGIN, else libgscheck_python_plugin.so next to the
+// running executable (where the build and an install put it).
+Expected<std::string> python_host_path() {
+  if (const char* env = std::getenv("GSCHECK_PYTHON_PLUGIN"); env && *env) return std::string(env);
+  char self[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  std::string dir = n > 0 ? std::string(self, static_cast<std::size_t>(n)) : std::string();
+  dir = dir.substr(0, dir.rfind('/') + 1);
+  const std::string path = dir + "libgscheck_python_plugin.so";
+  if (::access(path.c_str(), R_OK) != 0)
+    return parse_error("python: backends need " + path +
+                       " (built where libpython's development files are, scripts/setup.sh; or "
+                       "set $GSCHECK_PYTHON_PLUGIN)");
+  return path;
+}
+
+}  // namespace
 
 Expected<std::unique_ptr<Backend>> make_named_backend(const std::string& name, int64_t max_bytes,
                                                       PluginOptions plugin) {
@@ -89,6 +123,20 @@ Expected<std::unique_ptr<Backend>> make_named_backend(const std::string& name, i
       std::fprintf(stderr, "gscheck: plugin containment: %s\n",
                    (*b)->capabilities().containment.c_str());
     return b;
+  }
+  if (name.starts_with("python:")) {
+    if (name.size() == 7) return parse_error("backend 'python:' needs a module after the colon");
+    const auto host = python_host_path();
+    if (!host.ok()) return host.error();
+    std::string module = name.substr(7);
+    // A file is named absolutely: workers may start elsewhere than the working directory.
+    if (module.ends_with(".py") || module.find('/') != std::string::npos) {
+      std::error_code ec;
+      module = std::filesystem::absolute(module, ec).string();
+    }
+    ::setenv("GSCHECK_PYTHON_MODULE", module.c_str(), 1);
+    plugin.max_output_bytes = max_bytes;
+    return make_plugin_backend(*host, plugin);
   }
   return make_backend(name, max_bytes);
 }

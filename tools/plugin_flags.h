@@ -12,13 +12,19 @@
 namespace gscheck::tools {
 
 /// Usage lines for the plugin options (a literal, to concatenate into a command's usage).
-#define GSCHECK_PLUGIN_USAGE                                                                    \
-  "  --jobs N         plugin:PATH backends: worker processes, so cases checked at once\n"       \
-  "                   (default: the number of cores); reports keep the case order\n"            \
-  "  --timeout S      plugin:PATH backends: seconds one call may take before its worker is\n"   \
-  "                   killed (default: 10 plus 1 per 64 MiB of the case's inputs and output)\n" \
-  "  --isolate MODE   plugin:PATH backends: 'worker' (default: each worker loads the plugin\n"  \
-  "                   once and serves every call) or 'call' (each call in a fresh fork of it)\n"
+#define GSCHECK_PLUGIN_USAGE                                                                      \
+  "  --jobs N         plugin:PATH backends: worker processes, so cases checked at once\n"         \
+  "                   (default: the number of cores); reports keep the case order\n"              \
+  "  --timeout S      plugin:PATH backends: seconds one call may take before its worker is\n"     \
+  "                   killed (default: 10 plus 1 per 64 MiB of the case's inputs and output)\n"   \
+  "  --isolate MODE   plugin:PATH backends: 'worker' (default: each worker loads the plugin\n"    \
+  "                   once and serves every call) or 'call' (each call in a fresh fork of it)\n"  \
+  "  --python-venv DIR python:MODULE backends: the venv whose site-packages the module imports\n" \
+  "                   from (default: $GSCHECK_PYTHON_VENV; scripts/numpy_venv.sh makes one)\n"
+
+/// Whether the backend runs in plugin workers: plugin:PATH, or python:MODULE (gscheck's Python
+/// host, a plugin embedding CPython, serving the module).
+bool is_plugin_backend(const std::string& name);
 
 /// The option specs of GSCHECK_PLUGIN_USAGE.
 std::vector<OptionSpec> plugin_option_specs();
@@ -26,8 +32,8 @@ std::vector<OptionSpec> plugin_option_specs();
 /// The plugin options from a parsed line; max_bytes is the run's --max-bytes.
 Expected<PluginOptions> plugin_options(const ParsedArgs& parsed, int64_t max_bytes);
 
-/// The backend named on the command line: a registry name, or plugin:PATH made with the plugin
-/// options (whose byte budget becomes max_bytes). Every backend gets the budget.
+/// The backend named on the command line: a registry name, or plugin:PATH or python:MODULE made
+/// with the plugin options (whose byte budget becomes max_bytes). Every backend gets the budget.
 Expected<std::unique_ptr<Backend>> make_named_backend(const std::string& name, int64_t max_bytes,
                                                       PluginOptions plugin = {});
 

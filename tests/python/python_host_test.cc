@@ -1,0 +1,246 @@
+// gscheck's Python host (plugins/python): the example numpy backend agrees with the reference, and
+// a module that raises, hangs, crashes, exits, forks, writes where it must not or returns the wrong
+// thing fails only the case it does that in, with its reason, leaving no process behind.
+#include <dirent.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "backends/plugin_backend.h"
+#include "compare/compare.h"
+#include "reference/reference.h"
+
+namespace gscheck {
+namespace {
+
+// Every worker and everything it forks carries GSC_TEST_TAG in its environment.
+std::string g_tag;
+
+void new_tag() {
+  static int n = 0;
+  g_tag = std::to_string(::getpid()) + "-py-" + std::to_string(++n);
+  ::setenv("GSC_TEST_TAG", g_tag.c_str(), 1);
+}
+
+// Live (not zombie) processes whose environment holds this test's tag.
+int tagged_processes() {
+  int count = 0;
+  DIR* d = ::opendir("/proc");
+  const std::string want = "GSC_TEST_TAG=" + g_tag;
+  while (dirent* e = d ? ::readdir(d) : nullptr) {
+    if (e->d_name[0] < '1' || e->d_name[0] > '9' || std::atoi(e->d_name) == ::getpid()) continue;
+    std::ifstream env(std::string("/proc/") + e->d_name + "/environ", std::ios::binary);
+    std::string vars((std::istreambuf_iterator<char>(env)), std::istreambuf_iterator<char>());
+    bool tagged = false;
+    for (std::size_t at = 0; at < vars.size() && !tagged;) {
+      std::size_t end = vars.find('\0', at);
+      if (end == std::string::npos) end = vars.size();
+      tagged = vars.compare(at, end - at, want) == 0;
+      at = end + 1;
+    }
+    if (!tagged) continue;
+    std::ifstream stat(std::string("/proc/") + e->d_name + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    const auto paren = line.rfind(')');
+    if (paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] != 'Z') ++count;
+  }
+  if (d) ::closedir(d);
+  return count;
+}
+
+bool none_left(int workers = 0) {
+  for (int i = 0; i < 250; ++i) {
+    if (tagged_processes() <= workers) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+// The numpy venv (scripts/numpy_venv.sh); empty when there is none.
+std::string numpy_venv() {
+  const char* env = std::getenv("GSCHECK_NUMPY_VENV");
+  std::string v =
+      env && *env ? env : std::string(std::getenv("HOME")) + "/.cache/gscheck/numpy-venv";
+  return std::filesystem::exists(v + "/bin/python") ? v : "";
+}
+
+std::unique_ptr<Backend> host(const std::string& module, PluginOptions opt = {}) {
+  ::setenv("GSCHECK_PYTHON_MODULE", module.c_str(), 1);
+  ::setenv("GSCHECK_PYTHON_VENV", numpy_venv().c_str(), 1);
+  auto b = make_plugin_backend(GSCHECK_PYTHON_PLUGIN, opt);
+  EXPECT_TRUE(b.ok()) << (b.ok() ? "" : b.error().message);
+  return b.ok() ? std::move(b).value() : nullptr;
+}
+
+#define REQUIRE_VENV()                                                            \
+  do {                                                                            \
+    if (numpy_venv().empty())                                                     \
+      GTEST_SKIP() << "no numpy venv (scripts/numpy_venv.sh; PyPI unreachable?)"; \
+  } while (0)
+
+Case float_gather(float first) {
+  Case c;
+  c.name = "python/gather";
+  c.op = Op::kGather;
+  c.semantics = Semantics::kTfCpu;
+  c.params = Tensor::from_values<float>(Shape{4}, {first, 1, 2, 3});
+  c.indices = Tensor::from_values<int32_t>(Shape{4}, {3, 2, 1, 0});
+  return c;
+}
+
+void expect_agrees(Backend& b, const Case& c) {
+  Outcome want = reference::run(c);
+  Outcome got = b.run(c);
+  auto v = compare::compare_outcomes(c, want, got, compare::options_for(b.capabilities()));
+  EXPECT_TRUE(v.pass) << c.name << ": " << v.summary;
+}
+
+TEST(PythonHost, NumpyBackendAgreesAndDeclaresItsContract) {
+  REQUIRE_VENV();
+  auto b = host(GSCHECK_NUMPY_BACKEND);
+  ASSERT_NE(b, nullptr);
+  const Capabilities& caps = b->capabilities();
+  EXPECT_EQ(caps.ops.size(), 8u);
+  EXPECT_EQ(caps.semantics, std::vector<Semantics>{Semantics::kTfCpu});
+  EXPECT_FALSE(caps.tf_messages);
+  expect_agrees(*b, float_gather(5));
+  Case bad = float_gather(5);
+  bad.indices = Tensor::from_values<int32_t>(Shape{2}, {0, 4});
+  Outcome o = b->run(bad);
+  ASSERT_FALSE(o.ok());
+  EXPECT_EQ(o.error().cls, ErrorClass::kBadIndex);
+  Case nd;
+  nd.name = "python/gather_nd";
+  nd.op = Op::kGatherNd;
+  nd.semantics = Semantics::kTfCpu;
+  nd.params = Tensor::from_values<double>(Shape{2, 2}, {1, 2, 3, 4});
+  nd.indices = Tensor::from_values<int64_t>(Shape{2, 2}, {1, 0, 0, 1});
+  expect_agrees(*b, nd);
+}
+
+TEST(PythonHost, MissingModuleIsALoadErrorWithTheImportError) {
+  REQUIRE_VENV();
+  ::setenv("GSCHECK_PYTHON_MODULE", "no_such_module_for_gscheck", 1);
+  ::setenv("GSCHECK_PYTHON_VENV", numpy_venv().c_str(), 1);
+  auto b = make_plugin_backend(GSCHECK_PYTHON_PLUGIN, {});
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.error().message.find("ModuleNotFoundError"), std::string::npos) << b.error().message;
+}
+
+// The bad case fails with `text` (and `tail`, from the worker's stderr), no process is left
+// but the worker and its guard, and the next, good case passes.
+void expect_contained(const std::string& mode, const std::string& text,
+                      const std::string& tail = "", PluginOptions opt = {}) {
+  new_tag();
+  ::setenv("GSC_PY_HOSTILE", mode.c_str(), 1);
+  auto b = host(GSCHECK_HOSTILE_BACKEND, opt);
+  ASSERT_NE(b, nullptr);
+  expect_agrees(*b, float_gather(5));
+  Outcome o = b->run(float_gather(13));
+  ASSERT_FALSE(o.ok());
+  EXPECT_EQ(o.error().cls, ErrorClass::kInternal);
+  EXPECT_NE(o.error().message.find(text), std::string::npos) << o.error().message;
+  if (!tail.empty()) {
+    EXPECT_NE(o.error().message.find(tail), std::string::npos) << o.error().message;
+  }
+  EXPECT_TRUE(none_left(2)) << tagged_processes() << " process(es) left";
+  expect_agrees(*b, float_gather(5));
+  b.reset();
+  EXPECT_TRUE(none_left()) << tagged_processes() << " process(es) left";
+}
+
+TEST(PythonHost, ExceptionFailsOnlyThatCaseWithTypeMessageAndTraceback) {
+  REQUIRE_VENV();
+  expect_contained("raise", "KeyError: 'hostile: no such key'; traceback (last 2 frames): ");
+  expect_contained("raise", "hostile_backend.py:");
+}
+
+TEST(PythonHost, SysExitIsAnErrorNotAnExit) {
+  REQUIRE_VENV();
+  expect_contained("exit_call", "SystemExit: 4");
+}
+
+TEST(PythonHost, HangIsKilledAfterTheTimeout) {
+  REQUIRE_VENV();
+  PluginOptions opt;
+  opt.timeout_seconds = 1;
+  expect_contained("hang", "timed out after 1 s", "hostile: hanging", opt);
+}
+
+TEST(PythonHost, CtypesSegfaultFailsOnlyThatCase) {
+  REQUIRE_VENV();
+  expect_contained("segv", "crashed with signal 11", "hostile: reading address 0");
+}
+
+TEST(PythonHost, OsExitIsNamed) {
+  REQUIRE_VENV();
+  expect_contained("exit", "exited with status 3 during the call");
+}
+
+TEST(PythonHost, LingeringChildIsKilledAndFailsTheCase) {
+  REQUIRE_VENV();
+  const std::string marker =
+      ::testing::TempDir() + "gscheck_py_child_" + std::to_string(::getpid());
+  std::filesystem::remove(marker);
+  ::setenv("GSC_PY_MARKER", marker.c_str(), 1);
+  expect_contained("fork", "child process(es) running after run() returned");
+  std::ifstream f(marker);
+  int pid = 0;
+  f >> pid;
+  ASSERT_GT(pid, 0) << "the child never ran";
+  // Gone, or a zombie not yet reaped by whoever inherited it.
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  const auto paren = line.rfind(')');
+  EXPECT_TRUE(line.empty() || (paren != std::string::npos && line[paren + 2] == 'Z'))
+      << "the forked child is still running: " << line;
+  std::filesystem::remove(marker);
+}
+
+TEST(PythonHost, WritePastTheOutputIsCaughtByTheGuardBytes) {
+  REQUIRE_VENV();
+  expect_contained("overrun", "wrote past the end of its output buffer");
+}
+
+TEST(PythonHost, WriteIntoAnInputFaults) {
+  REQUIRE_VENV();
+  expect_contained("write_input", "signal 11");
+}
+
+TEST(PythonHost, WrongDtypeIsNamed) {
+  REQUIRE_VENV();
+  expect_contained("wrong_dtype",
+                   "returned an array of dtype float64; this op's output dtype is "
+                   "float32");
+}
+
+TEST(PythonHost, KeptViewIsNamed) {
+  REQUIRE_VENV();
+  expect_contained("keep", "kept a reference to an input or output array past its return");
+}
+
+// A wrong shape reaches gscheck as the output: the comparison fails it, the call itself is OK.
+TEST(PythonHost, WrongShapeFailsTheComparison) {
+  REQUIRE_VENV();
+  ::setenv("GSC_PY_HOSTILE", "wrong_shape", 1);
+  auto b = host(GSCHECK_HOSTILE_BACKEND);
+  ASSERT_NE(b, nullptr);
+  const Case c = float_gather(13);
+  Outcome got = b->run(c);
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(got.value().shape(), Shape{3});
+  auto v =
+      compare::compare_outcomes(c, reference::run(c), got, compare::options_for(b->capabilities()));
+  EXPECT_FALSE(v.pass);
+  expect_agrees(*b, float_gather(5));
+}
+
+}  // namespace
+}  // namespace gscheck
