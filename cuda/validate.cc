@@ -145,6 +145,8 @@ Expected<GatherPlan> validate_gather(const Case& c, int64_t max_bytes) {
   for (int i = 0; i < a; ++i) out.push_back(params.shape().dim(i));
   for (int i = bd; i < ri; ++i) out.push_back(indices.shape().dim(i));
   for (int i = a + 1; i < rp; ++i) out.push_back(params.shape().dim(i));
+  if (static_cast<int64_t>(out.size()) > kMaxRank)
+    return invalid_argument("Too many dimensions in tensor");
   p.out_shape = Shape(std::move(out));
   auto n = p.out_shape.num_elements();
   if (!n) return invalid_argument("output shape " + p.out_shape.to_string() + " is too large");
@@ -236,6 +238,8 @@ Expected<GatherNdPlan> validate_gather_nd(const Case& c, int64_t max_bytes) {
   for (int i = 0; i < bd; ++i) out.push_back(params.shape().dim(i));
   for (int i = bd; i < ri - 1; ++i) out.push_back(indices.shape().dim(i));
   for (int i = fd; i < rp; ++i) out.push_back(params.shape().dim(i));
+  if (static_cast<int64_t>(out.size()) > kMaxRank)
+    return invalid_argument("Too many dimensions in tensor");
   p.out_shape = Shape(std::move(out));
   p.out_elements = p.rows * p.slice;
   GSCHECK_RETURN_IF_ERROR(check_output_budget(params.dtype(), p.out_shape, max_bytes));

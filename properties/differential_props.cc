@@ -10,7 +10,9 @@
 namespace gscheck::props {
 
 void check_differential(const Targets& ts) {
-  const Case c = *gen::mixed_cases(gen::Constraints{}, 0.2);
+  gen::Constraints k;
+  k.limit_fraction = 1.0 / 32;  // as the sampler: sizes at the index-type limits
+  const Case c = *gen::mixed_cases(k, 0.2);
   tag_case(c);
   const Outcome ref = reference_outcome(c);
   for (const Target& t : ts) {

@@ -1021,8 +1021,54 @@ Tensor self_describing(DType dt, const Shape& shape, int64_t base, uint64_t salt
   return t;
 }
 
+// A case at an index-type limit (Constraints::limit_fraction): n is the index dtype's max (every
+// check is "> max", so accepted) or one more (refused where TensorFlow checks that size).
+Case limit_case(Kind k) {
+  const bool cpu_int16 =
+      k.index_dtype == DType::kInt16 && k.semantics == Semantics::kTfCpu && !is_scatter(k.op);
+  if (k.index_dtype == DType::kInt16 && !cpu_int16) k.index_dtype = DType::kInt32;
+  const int64_t max =
+      cpu_int16 ? std::numeric_limits<int16_t>::max() : std::numeric_limits<int32_t>::max();
+  // scatter_nd's shape has the indices' dtype, so int32 cannot say 2^31.
+  const bool past = choose(2) && !(k.op == Op::kScatterNd && k.index_dtype == DType::kInt32);
+  const int64_t n = max + (past ? 1 : 0);
+  const bool dense = cpu_int16;  // 32,768 elements at most: real data
+  const std::vector<int64_t> picks = {0, n - 1, n / 2};
+  Case c;
+  c.op = k.op;
+  c.semantics = k.semantics;
+  c.name = std::string(op_name(k.op)) + "/limit_dim";
+  c.bad_indices_policy = k.policy;
+  if (k.op == Op::kGather) {
+    c.params = self_describing(k.dtype, dense ? Shape{n} : Shape{n, 0}, 0, k.salt);
+    c.indices = int_tensor(k.index_dtype, Shape{3}, picks);
+    c.axis = int_tensor(DType::kInt32, Shape{}, {0});
+  } else if (k.op == Op::kGatherNd) {
+    // Dense: params' element count at the limit; else a slice of n elements and no row.
+    c.params = self_describing(k.dtype, dense ? Shape{n} : Shape{0, n}, 0, k.salt);
+    c.indices = dense ? int_tensor(k.index_dtype, Shape{3, 1}, picks)
+                      : int_tensor(k.index_dtype, Shape{0, 1}, {});
+  } else {
+    // Dim 0 of n over no element: no row is a no-op, a row meets the empty-output check.
+    const int64_t rows = choose(2);
+    const Shape out{n, 0};
+    c.indices = int_tensor(k.index_dtype, Shape{rows, 1}, std::vector<int64_t>(rows, n - 1));
+    c.updates = self_describing(k.dtype, Shape{rows, 0}, 1, k.salt);
+    if (k.op == Op::kScatterNd) {
+      c.shape = int_tensor(k.index_dtype, Shape{2}, out.dims());
+    } else {
+      c.tensor = self_describing(k.dtype, out, 0, k.salt);
+    }
+  }
+  return c;
+}
+
 rc::Gen<Case> cases(Constraints c) {
-  return rc::gen::exec([c] {
+  const int limit_per_mille =
+      static_cast<int>(std::clamp(c.limit_fraction, 0.0, 1.0) * 1000.0 + 0.5);
+  return rc::gen::exec([c, limit_per_mille] {
+    if (limit_per_mille > 0 && choose(1000) < limit_per_mille)
+      return limit_case(draw_kind(c, ops_of(c)));
     Plan p = draw_plan(draw_kind(c, ops_of(c)), c);
     draw_indices(p);
     return build(p);

@@ -88,6 +88,11 @@ struct Constraints {
   int max_elements = 2048;          ///< per-tensor element budget at the largest size
   bool gather_axis_zero = false;    ///< gather: normalised axis 0 (0, -rank or None), batch_dims 0
   bool require_batch_dims = false;  ///< gather/gather_nd: batch_dims >= 1 (params rank >= 2)
+  /// The share of cases() at an index-type limit: the gathered dim (gather), params' element
+  /// count or slice (gather_nd), dim 0 (scatter) of exactly the index dtype's max or one more
+  /// (32,767/32,768 for int16, 2^31-1/2^31 for int32 and int64). Above 32,768 the tensors hold
+  /// no element (a 0 in another dim). Named "<op>/limit_dim".
+  double limit_fraction = 0.0;
 };
 
 /// Element dtypes TensorFlow's CPU kernels take for op.

@@ -51,6 +51,7 @@ Constraints constraints_of(const SampleOptions& opts) {
   c.index_dtypes = opts.index_dtypes;
   c.semantics = opts.semantics;
   c.allow_int16 = false;  // the contract: no index dtypes given means int32 and int64
+  c.limit_fraction = kLimitFraction;
   if (c.index_dtypes.empty()) c.index_dtypes = {DType::kInt32, DType::kInt64};
   return c;
 }

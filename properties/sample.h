@@ -13,6 +13,8 @@ namespace gscheck::gen {
 
 /// The share of boundary-value cases `gscheck run`'s sweep and `gscheck export` draw by default.
 inline constexpr double kDefaultBoundaryFraction = 0.5;
+/// The share of valid cases the sampler draws at an index-type limit (Constraints::limit_fraction).
+inline constexpr double kLimitFraction = 1.0 / 32;
 
 /// What to sample.
 struct SampleOptions {

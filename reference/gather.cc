@@ -189,7 +189,7 @@ Outcome run_gather(const Case& c, const Options& options) {
   std::vector<int64_t> out_dims(pd.begin(), pd.begin() + static_cast<std::ptrdiff_t>(a));
   out_dims.insert(out_dims.end(), id.begin() + static_cast<std::ptrdiff_t>(bd), id.end());
   out_dims.insert(out_dims.end(), pd.begin() + static_cast<std::ptrdiff_t>(a) + 1, pd.end());
-  GSCHECK_RETURN_IF_ERROR(check_output_rank("gather", static_cast<int64_t>(out_dims.size())));
+  GSCHECK_RETURN_IF_ERROR(check_output_rank(static_cast<int64_t>(out_dims.size())));
   Expected<Tensor> out =
       new_output(params.dtype(), Shape(std::move(out_dims)), options.max_output_bytes, false);
   if (!out.ok()) return out.error();

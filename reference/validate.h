@@ -62,8 +62,8 @@ Error unsupported(std::string msg);
 /// Every input tensor has a rank TensorFlow can represent (<= kMaxRank).
 Status check_input_ranks(const Case& c);
 
-/// An output rank TensorFlow can represent.
-Status check_output_rank(std::string_view op, int64_t rank);
+/// An output rank TensorFlow can represent (its TensorShape's message beyond 254).
+Status check_output_rank(int64_t rank);
 
 /// An output tensor for `shape`: uninitialised fixed-size elements (zero-filled when `zero`),
 /// empty strings; refused beyond max_bytes. (Large buffers come from core's buffer cache.)

@@ -143,6 +143,57 @@ def _narrow_floats(floats, dt_name):
         return bits.view(np.float32).astype(dt)
 
 
+# numpy arrays stop at 64 dimensions and TensorFlow tensors at 254: a tensor of higher rank is
+# carried as its flat elements and its shape, and reshaped inside TensorFlow.
+NUMPY_MAX_RANK = 64
+
+
+class HighRank:
+    """The elements (flat) and shape of a tensor numpy cannot shape."""
+
+    def __init__(self, flat, shape):
+        self.flat_array = flat.reshape(-1)
+        self.shape = tuple(shape)
+        self.dtype = flat.dtype
+        self.size = self.flat_array.size
+
+    def reshape(self, shape):
+        if shape not in (-1, [-1], (-1,)):
+            raise CaseError("a tensor above numpy's rank limit can only be flattened")
+        return self.flat_array
+
+
+def _shaped(arr, shape):
+    """arr reshaped to shape, or a HighRank where numpy cannot hold the rank."""
+    if len(shape) > NUMPY_MAX_RANK:
+        return HighRank(arr, shape)
+    return arr.reshape(shape)
+
+
+def to_tf(tf, v):
+    """A tf constant of a decoded tensor (numpy array or HighRank)."""
+    if isinstance(v, HighRank):
+        # Reshape refuses rank 254 ("must be < 254"): reshape to the dims other than 1, then
+        # insert the 1s one at a time.
+        core = [d for d in v.shape if d != 1]
+        if len(core) > NUMPY_MAX_RANK:
+            raise CaseError(f"rank {len(v.shape)} with {len(core)} dims other than 1")
+        t = tf.reshape(tf.constant(v.flat_array), core)
+        for i, d in enumerate(v.shape):
+            if d == 1:
+                t = tf.expand_dims(t, i)
+        return t
+    return tf.constant(v)
+
+
+def from_tf(tf, out):
+    """A numpy array (HighRank above numpy's rank limit) of a TensorFlow result."""
+    np = _np()
+    if out.shape.rank is not None and out.shape.rank > NUMPY_MAX_RANK:
+        return HighRank(np.asarray(tf.reshape(out, [-1]).numpy()), out.shape.as_list())
+    return np.asarray(out.numpy())
+
+
 def decode_tensor(obj, what="tensor"):
     """A tensor object -> numpy array (string tensors: object array of bytes)."""
     np = _np()
@@ -183,12 +234,12 @@ def decode_tensor(obj, what="tensor"):
                 raise CaseError(f"{what}: {len(raw)} elements for shape {shape}")
             arr = np.empty(count, dtype=object)
             arr[:] = raw
-            return arr.reshape(shape)
+            return _shaped(arr, shape)
         if len(vals) != count:
             raise CaseError(f"{what}: {len(vals)} elements for shape {shape}")
         arr = np.empty(count, dtype=object)
         arr[:] = [v.encode("utf-8") for v in vals]
-        return arr.reshape(shape)
+        return _shaped(arr, shape)
     dt = numpy_dtype(dt_name)
     if field == "data_b64":
         try:
@@ -197,15 +248,15 @@ def decode_tensor(obj, what="tensor"):
             raise CaseError(f"{what}: bad base64") from e
         if len(raw) != count * dt.itemsize:
             raise CaseError(f"{what}: {len(raw)} bytes for shape {shape} of {dt_name}")
-        return np.frombuffer(raw, dtype=dt.newbyteorder("<")).astype(dt).reshape(shape)
+        return _shaped(np.frombuffer(raw, dtype=dt.newbyteorder("<")).astype(dt), shape)
     if field == "data":
         vals = obj["data"]
         if not isinstance(vals, list) or len(vals) != count:
             raise CaseError(f"{what}: data must list {count} elements")
-        return _to_dtype(vals, dt_name).reshape(shape)
+        return _shaped(_to_dtype(vals, dt_name), shape)
     if field == "fill":
         one = _to_dtype([obj["fill"]], dt_name)
-        return np.full(shape, one[0], dtype=dt)
+        return _shaped(np.full(count, one[0], dtype=dt), shape)
     start = obj["iota"]
     if dt_name == "bool":
         raise CaseError(f"{what}: iota is not defined for bool")
@@ -214,13 +265,13 @@ def decode_tensor(obj, what="tensor"):
         info = np.iinfo(dt)
         if first < info.min or (count and first + count - 1 > info.max):
             raise CaseError(f"{what}: iota leaves the range of {dt_name}")
-        return np.array([first + i for i in range(count)], dtype=dt).reshape(shape)
+        return _shaped(np.array([first + i for i in range(count)], dtype=dt), shape)
     if isinstance(start, bool) or not isinstance(start, (int, float)):
         raise CaseError(f"{what}: iota needs a number")
     vals = np.arange(count, dtype=np.float64) + float(start)
     if dt.kind == "c":
-        return vals.astype(dt).reshape(shape)
-    return _narrow_floats(vals, dt_name).reshape(shape)
+        return _shaped(vals.astype(dt), shape)
+    return _shaped(_narrow_floats(vals, dt_name), shape)
 
 
 def tensor_nbytes(obj) -> int:
@@ -278,7 +329,7 @@ def _tf_call(tf, case, arrays):
     attrs = case.get("attrs") or {}
     policy = attrs.get("bad_indices_policy", "") or ""
     batch_dims = attrs.get("batch_dims", 0)
-    t = {k: tf.constant(v) for k, v in arrays.items() if k != "axis"}
+    t = {k: to_tf(tf, v) for k, v in arrays.items() if k != "axis"}
     if case.get("api", "python") == "kernel":
         return _tf_kernel_call(tf, op, t, attrs, arrays, policy, batch_dims)
     if op == "gather":
@@ -367,7 +418,7 @@ def run_in_tensorflow(tf, case):
         out = _tf_call(tf, case, arrays)
         if out.dtype == tf.string:  # a scalar string comes back as bytes, not an array
             return {"output": np.array(out.numpy(), dtype=object)}
-        return {"output": np.asarray(out.numpy())}
+        return {"output": from_tf(tf, out)}
     except (tf.errors.OpError, TypeError, ValueError) as e:
         kind = type(e).__name__
         text = e.message if isinstance(e, tf.errors.OpError) else str(e)
@@ -467,6 +518,8 @@ def has_subnormals(case):
             arr = decode_tensor(inputs[key], key)
         except CaseError:
             continue
+        if isinstance(arr, HighRank):
+            arr = arr.flat_array
         if arr.dtype == object or arr.dtype.kind not in "fcV" or arr.size == 0:
             continue
         parts = [arr.real, arr.imag] if arr.dtype.kind == "c" else [arr]

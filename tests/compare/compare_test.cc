@@ -301,6 +301,12 @@ TEST(Compare, StringAddsConcatenateInSomeOrderOnGpu) {
   EXPECT_TRUE(compare_outcomes(c, ref, Tensor::from_values<std::string>(Shape{1}, {"aabb"})).pass);
   EXPECT_FALSE(compare_outcomes(c, ref, Tensor::from_values<std::string>(Shape{1}, {"bbaa"})).pass);
   EXPECT_FALSE(compare_outcomes(c, ref, Tensor::from_values<std::string>(Shape{1}, {"aab"})).pass);
+  // Every part used and bytes left over is no concatenation of the parts.
+  EXPECT_FALSE(
+      compare_outcomes(c, ref, Tensor::from_values<std::string>(Shape{1}, {"ababa"})).pass);
+  EXPECT_FALSE(compare_outcomes(
+                   c, ref, Tensor::from_values<std::string>(Shape{1}, {std::string("baab\0", 5)}))
+                   .pass);
   c.semantics = Semantics::kTfCpu;
   EXPECT_FALSE(compare_outcomes(c, ref, Tensor::from_values<std::string>(Shape{1}, {"baab"})).pass);
 }
