@@ -194,13 +194,23 @@ TEST(PythonHost, LingeringChildIsKilledAndFailsTheCase) {
   int pid = 0;
   f >> pid;
   ASSERT_GT(pid, 0) << "the child never ran";
+  // That pid is the worker's PID namespace's: look for the child by its environment instead.
   // Gone, or a zombie not yet reaped by whoever inherited it.
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  std::getline(stat, line);
-  const auto paren = line.rfind(')');
-  EXPECT_TRUE(line.empty() || (paren != std::string::npos && line[paren + 2] == 'Z'))
-      << "the forked child is still running: " << line;
+  const std::string tag = "GSC_PY_MARKER=" + marker;
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = e.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream env(e.path() / "environ", std::ios::binary);
+    const std::string text((std::istreambuf_iterator<char>(env)), {});
+    if (text.find(tag + '\0') == std::string::npos && !text.ends_with(tag)) continue;
+    if (name == std::to_string(::getpid())) continue;  // this test itself
+    std::ifstream stat(e.path() / "stat");
+    std::string line;
+    std::getline(stat, line);
+    const auto paren = line.rfind(')');
+    EXPECT_TRUE(line.empty() || (paren != std::string::npos && line[paren + 2] == 'Z'))
+        << "the forked child is still running: " << line;
+  }
   std::filesystem::remove(marker);
 }
 

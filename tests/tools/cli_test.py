@@ -439,7 +439,8 @@ class CliTest(unittest.TestCase):
         junit = os.path.join(self.dir, "flaky_out", "junit.xml")
         backend = "plugin:" + FLAKY_PLUGIN
         for deterministic in ("1", "0"):
-            counter = self.write("flaky/counter" + deterministic, "0")
+            # Not beside the case: a plugin sees the case files' folder read-only.
+            counter = self.write("flaky_state/counter" + deterministic, "0")
             env = {"GSCHECK_FLAKY_COUNTER": counter, "GSCHECK_FLAKY_DETERMINISTIC": deterministic}
             rc, out, err = self.gscheck("run", "--backend", backend, "--sweep", "0", "--report",
                                         report, "--junit", junit, path, env=env)
@@ -468,7 +469,7 @@ class CliTest(unittest.TestCase):
                 self.assertEqual(failure.attrib["type"], "FAILED")
             self.assertIn("runs: 2, 1 differing bitwise from the first", failure.text)
         # One run cannot see the difference: the first answer is right.
-        counter = self.write("flaky/counter_once", "0")
+        counter = self.write("flaky_state/counter_once", "0")
         rc, out, err = self.gscheck("eval", "--backend", backend, "--repeat", "1", path,
                                     env={"GSCHECK_FLAKY_COUNTER": counter,
                                          "GSCHECK_FLAKY_DETERMINISTIC": "1"})
