@@ -128,6 +128,10 @@ class Host:
         if spec is None:
             return None
         mv, dtype, dims = spec
+        if len(dims) > 64:  # numpy's own limit (NPY_MAXDIMS), not the backend's choice
+            raise self.gscheck.Unimplemented(
+                "the Python host cannot view a rank-%d tensor: numpy allows at most 64 "
+                "dimensions" % len(dims))
         return self._track(mv, self.np.frombuffer(mv, self._dtypes[dtype])).reshape(dims)
 
     def _track(self, mv, flat):

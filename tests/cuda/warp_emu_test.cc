@@ -128,7 +128,7 @@ TEST(WarpSync, AMaskNamingAnExitedLaneIsADeviceFault) {
 }
 
 TEST(WarpSync, PlainModeRefusesAMaskNamingOtherLanes) {
-  std::vector<int> out(32, 0);
+  std::vector<int> out(6 * 32, 0);  // ShuffleKernel writes 6 results per thread
   EmuExec ex(1);
   const Status s = ex.launch(ShuffleKernel{out.data()}, 32, 32);
   ASSERT_FALSE(s.ok());
