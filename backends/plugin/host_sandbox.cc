@@ -254,9 +254,4 @@ std::string containment() {
   return g_containment;
 }
 
-bool namespaced() {
-  std::lock_guard lock(g_mu);
-  return g_mode == Mode::kNamespaces;
-}
-
 }  // namespace gscheck::plugin

@@ -30,7 +30,4 @@ int spawn_contained(const SpawnPlan& plan, pid_t& pid);
 /// ($GSCHECK_NAMESPACES=0 turns namespaces off); "" before any.
 std::string containment();
 
-/// True when workers run in their own PID namespace.
-bool namespaced();
-
 }  // namespace gscheck::plugin

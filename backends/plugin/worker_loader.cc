@@ -11,6 +11,23 @@
 namespace gscheck::worker {
 namespace {
 
+// The contract fields ABI v1 and v2 share; the API level and sandbox bits come later.
+template <class Plugin>
+WireContract wire_contract(const Plugin& p, uint32_t flags) {
+  WireContract c{};
+  c.abi_version = p.abi_version;
+  c.ops = p.ops;
+  c.dtypes = p.dtypes;
+  c.index_dtypes = p.index_dtypes;
+  c.semantics = p.semantics;
+  c.deterministic = p.deterministic;
+  c.tf_messages = p.tf_messages;
+  c.half_in_float = p.half_in_float;
+  c.flags = flags;
+  c.api = GSC_API_PYTHON;
+  return c;
+}
+
 // Reads the entry point's contract into c, state.v2 and state.run; "" or why it is unusable.
 std::string read_contract(void* h, const std::string& prefix, WorkerState& state, WireContract& c,
                           const char*& name) {
@@ -31,17 +48,7 @@ std::string read_contract(void* h, const std::string& prefix, WorkerState& state
     state.v2 = p;
     state.run = p->run;
     name = p->name;
-    c = {p->abi_version,
-         p->ops,
-         p->dtypes,
-         p->index_dtypes,
-         p->semantics,
-         p->deterministic,
-         p->tf_messages,
-         p->half_in_float,
-         p->flags,
-         GSC_API_PYTHON,
-         0};
+    c = wire_contract(*p, p->flags);
   } else {
     const gsc_plugin_v1* p = v1();
     if (!p) return prefix + "gscheck_plugin_v1() returned NULL";
@@ -50,17 +57,7 @@ std::string read_contract(void* h, const std::string& prefix, WorkerState& state
              ", this gscheck reads 1 (gscheck_plugin_v1) and 2 (gscheck_plugin_v2)";
     state.run = p->run;
     name = p->name;
-    c = {p->abi_version,
-         p->ops,
-         p->dtypes,
-         p->index_dtypes,
-         p->semantics,
-         p->deterministic,
-         p->tf_messages,
-         p->half_in_float,
-         0,
-         GSC_API_PYTHON,
-         0};
+    c = wire_contract(*p, 0);
   }
   return "";
 }

@@ -17,56 +17,15 @@
 #include "backends/plugin_backend.h"
 #include "compare/compare.h"
 #include "reference/reference.h"
+#include "tests/plugin/tagged_processes.h"
 
 namespace gscheck {
 namespace {
 
-// --- Processes: every worker and everything it forks carries GSC_TEST_TAG in its environment.
-std::string g_tag;
-
-void new_tag() {
-  static int n = 0;
-  g_tag = std::to_string(::getpid()) + "-" + std::to_string(++n);
-  ::setenv("GSC_TEST_TAG", g_tag.c_str(), 1);
-}
-
-// Live (not zombie) processes whose environment holds this test's tag.
-int tagged_processes() {
-  int count = 0;
-  DIR* d = ::opendir("/proc");
-  const std::string want = "GSC_TEST_TAG=" + g_tag;
-  while (dirent* e = d ? ::readdir(d) : nullptr) {
-    if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
-    if (std::atoi(e->d_name) == ::getpid()) continue;
-    std::ifstream env(std::string("/proc/") + e->d_name + "/environ", std::ios::binary);
-    std::string vars((std::istreambuf_iterator<char>(env)), std::istreambuf_iterator<char>());
-    bool tagged = false;
-    for (std::size_t at = 0; at < vars.size();) {
-      const std::size_t end = vars.find('\0', at);
-      if (vars.compare(at, (end == std::string::npos ? vars.size() : end) - at, want) == 0)
-        tagged = true;
-      if (end == std::string::npos) break;
-      at = end + 1;
-    }
-    if (!tagged) continue;
-    std::ifstream stat(std::string("/proc/") + e->d_name + "/stat");
-    std::string line;
-    std::getline(stat, line);
-    const auto paren = line.rfind(')');
-    if (paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] != 'Z') ++count;
-  }
-  if (d) ::closedir(d);
-  return count;
-}
-
-// Waits (up to 5 s) until at most `workers` tagged processes are left: SIGKILL is asynchronous.
-bool none_left(int workers = 0) {
-  for (int i = 0; i < 250; ++i) {
-    if (tagged_processes() <= workers) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return false;
-}
+using test::g_tag;
+using test::new_tag;
+using test::none_left;
+using test::tagged_processes;
 
 std::unique_ptr<Backend> load(const char* path, PluginOptions opt = {}) {
   auto b = make_plugin_backend(path, opt);

@@ -14,53 +14,14 @@
 #include "backends/plugin_backend.h"
 #include "compare/compare.h"
 #include "reference/reference.h"
+#include "tests/plugin/tagged_processes.h"
 
 namespace gscheck {
 namespace {
 
-// Every worker and everything it forks carries GSC_TEST_TAG in its environment.
-std::string g_tag;
-
-void new_tag() {
-  static int n = 0;
-  g_tag = std::to_string(::getpid()) + "-py-" + std::to_string(++n);
-  ::setenv("GSC_TEST_TAG", g_tag.c_str(), 1);
-}
-
-// Live (not zombie) processes whose environment holds this test's tag.
-int tagged_processes() {
-  int count = 0;
-  DIR* d = ::opendir("/proc");
-  const std::string want = "GSC_TEST_TAG=" + g_tag;
-  while (dirent* e = d ? ::readdir(d) : nullptr) {
-    if (e->d_name[0] < '1' || e->d_name[0] > '9' || std::atoi(e->d_name) == ::getpid()) continue;
-    std::ifstream env(std::string("/proc/") + e->d_name + "/environ", std::ios::binary);
-    std::string vars((std::istreambuf_iterator<char>(env)), std::istreambuf_iterator<char>());
-    bool tagged = false;
-    for (std::size_t at = 0; at < vars.size() && !tagged;) {
-      std::size_t end = vars.find('\0', at);
-      if (end == std::string::npos) end = vars.size();
-      tagged = vars.compare(at, end - at, want) == 0;
-      at = end + 1;
-    }
-    if (!tagged) continue;
-    std::ifstream stat(std::string("/proc/") + e->d_name + "/stat");
-    std::string line;
-    std::getline(stat, line);
-    const auto paren = line.rfind(')');
-    if (paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] != 'Z') ++count;
-  }
-  if (d) ::closedir(d);
-  return count;
-}
-
-bool none_left(int workers = 0) {
-  for (int i = 0; i < 250; ++i) {
-    if (tagged_processes() <= workers) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return false;
-}
+using test::none_left;
+using test::tagged_processes;
+void new_tag() { test::new_tag("py-"); }
 
 // The numpy venv (scripts/numpy_venv.sh); empty when there is none.
 std::string numpy_venv() {
@@ -194,23 +155,10 @@ TEST(PythonHost, LingeringChildIsKilledAndFailsTheCase) {
   int pid = 0;
   f >> pid;
   ASSERT_GT(pid, 0) << "the child never ran";
-  // That pid is the worker's PID namespace's: look for the child by its environment instead.
-  // Gone, or a zombie not yet reaped by whoever inherited it.
-  const std::string tag = "GSC_PY_MARKER=" + marker;
-  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
-    const std::string name = e.path().filename();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream env(e.path() / "environ", std::ios::binary);
-    const std::string text((std::istreambuf_iterator<char>(env)), {});
-    if (text.find(tag + '\0') == std::string::npos && !text.ends_with(tag)) continue;
-    if (name == std::to_string(::getpid())) continue;  // this test itself
-    std::ifstream stat(e.path() / "stat");
-    std::string line;
-    std::getline(stat, line);
-    const auto paren = line.rfind(')');
-    EXPECT_TRUE(line.empty() || (paren != std::string::npos && line[paren + 2] == 'Z'))
-        << "the forked child is still running: " << line;
-  }
+  // That pid is the worker's PID namespace's: look for the child by its environment instead
+  // (gone, or a zombie not yet reaped by whoever inherited it).
+  EXPECT_EQ(test::live_processes_with("GSC_PY_MARKER=" + marker), 0)
+      << "the forked child is still running";
   std::filesystem::remove(marker);
 }
 

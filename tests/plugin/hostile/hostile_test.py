@@ -179,12 +179,12 @@ def reap():
 
 def tree():
     """Live (not zombie) processes under this driver, parents before children."""
-    out, todo = [], children_of(os.getpid())
-    while todo:
-        pid = todo.pop(0)
+    out, queue = [], children_of(os.getpid())
+    while queue:
+        pid = queue.pop(0)
         if state_of(pid) not in ("Z", "X", "?"):
             out.append(pid)
-        todo += children_of(pid)
+        queue += children_of(pid)
     return out
 
 
