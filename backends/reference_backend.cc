@@ -16,7 +16,7 @@ class ReferenceBackend final : public Backend {
     // TensorFlow has no kernel for.
     for (DType dt : kAllDTypes)
       if (is_integer(dt)) caps_.index_dtypes.push_back(dt);
-    caps_.semantics = {Semantics::kTfCpu, Semantics::kTfGpu};
+    caps_.semantics.assign(std::begin(kAllSemantics), std::end(kAllSemantics));
     caps_.deterministic = true;
     caps_.tf_messages = true;
   }

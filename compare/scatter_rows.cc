@@ -16,6 +16,7 @@ std::optional<ScatterRows> decode_scatter_rows(const Case& c, const Shape& out_s
   const auto update_count = checked_mul(*rows, *slice);
   if (!update_count || *update_count != c.updates->num_elements()) return std::nullopt;
 
+  const bool wraps = c.semantics == Semantics::kJax;
   ScatterRows out;
   out.slice_size = *slice;
   out.num_rows = *rows;
@@ -24,9 +25,10 @@ std::optional<ScatterRows> decode_scatter_rows(const Case& c, const Shape& out_s
     int64_t slice_id = 0;
     bool in_range = true;
     for (int64_t d = 0; d < depth; ++d) {
-      const int64_t v = indices.int_at(r * depth + d);
+      int64_t v = indices.int_at(r * depth + d);
       const int64_t dim = out_shape.dim(static_cast<int>(d));
-      if (v < 0 || v >= dim) {  // stop before v enters the arithmetic (v may be INT64_MAX)
+      if (wraps && v < 0) v += dim;  // jax.numpy: once; v < 0 < dim cannot overflow
+      if (v < 0 || v >= dim) {       // stop before v enters the arithmetic (v may be INT64_MAX)
         in_range = false;
         break;
       }

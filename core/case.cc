@@ -33,13 +33,32 @@ bool is_scatter(Op op) { return op >= Op::kScatterNd; }
 bool is_tensor_scatter(Op op) { return op >= Op::kTensorScatterUpdate; }
 
 std::string_view semantics_name(Semantics s) {
-  return s == Semantics::kTfCpu ? "tf-cpu" : "tf-gpu";
+  switch (s) {
+    case Semantics::kTfCpu:
+      return "tf-cpu";
+    case Semantics::kTfGpu:
+      return "tf-gpu";
+    case Semantics::kXla:
+      return "xla";
+    case Semantics::kJax:
+      return "jax";
+  }
+  return "?";
 }
 
 std::optional<Semantics> semantics_from_name(std::string_view name) {
-  if (name == "tf-cpu") return Semantics::kTfCpu;
-  if (name == "tf-gpu") return Semantics::kTfGpu;
+  for (Semantics s : kAllSemantics)
+    if (semantics_name(s) == name) return s;
   return std::nullopt;
+}
+
+std::string semantics_names() {
+  std::string out;
+  for (Semantics s : kAllSemantics) {
+    if (!out.empty()) out += ", ";
+    out += semantics_name(s);
+  }
+  return out;
 }
 
 std::string_view api_name(Api a) { return a == Api::kPython ? "python" : "kernel"; }

@@ -35,14 +35,21 @@ bool is_scatter(Op op);
 /// True for tensor_scatter_nd_*.
 bool is_tensor_scatter(Op op);
 
-/// Which TensorFlow device's behaviour a case follows (spec: "Two device semantics").
+/// Whose out-of-range rules a case follows (spec: "Two device semantics"; the XLA profiles:
+/// docs/spec_notes.md, "XLA semantics"). Every profile but tf-cpu leaves duplicates unordered.
 enum class Semantics : unsigned char {
   kTfCpu,  ///< bad indices raise; duplicates applied in row order
-  kTfGpu,  ///< bad indices zero (gather) or skip (scatter); duplicates in any order
+  kTfGpu,  ///< bad indices zero (gather) or skip (scatter)
+  kXla,    ///< TF under jit_compile, jax.lax: gathers clamp each coordinate, scatters drop the row
+  kJax,    ///< jax.numpy indexing: a negative coordinate wraps once, then the xla rule
 };
-/// "tf-cpu" or "tf-gpu".
+inline constexpr Semantics kAllSemantics[] = {Semantics::kTfCpu, Semantics::kTfGpu, Semantics::kXla,
+                                              Semantics::kJax};
+/// "tf-cpu", "tf-gpu", "xla" or "jax".
 std::string_view semantics_name(Semantics s);
 std::optional<Semantics> semantics_from_name(std::string_view name);
+/// Every semantics name, "tf-cpu, tf-gpu, xla, jax" (for messages).
+std::string semantics_names();
 
 /// Which TensorFlow interface a case calls (docs/case_format.md, "API level").
 enum class Api : unsigned char {

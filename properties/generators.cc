@@ -197,6 +197,7 @@ Kind draw_kind(const Constraints& c, const std::vector<Op>& ops) {
       const int r = choose(20);  // "" 50%, IGNORE 25%, ERROR 15%, DEFAULT 10%
       k.policy = r < 10 ? "" : r < 15 ? "IGNORE" : r < 18 ? "ERROR" : "DEFAULT";
     }
+    if (k.semantics == Semantics::kJax) k.policy.clear();  // JAX has no such attribute
   }
   k.specials = c.allow_specials && (is_floating(k.dtype) || is_complex(k.dtype)) && choose(2);
   k.allow_zero = c.allow_empty && choose(8) == 0;

@@ -76,7 +76,7 @@ struct Constraints {
   std::vector<Op> ops;                    ///< empty: every op
   std::vector<DType> dtypes;              ///< empty: every dtype the op takes (op_dtypes)
   std::vector<DType> index_dtypes;        ///< empty: int32, int64 (+ int16, see allow_int16)
-  std::vector<Semantics> semantics;       ///< empty: tf-cpu and tf-gpu
+  std::vector<Semantics> semantics;       ///< empty: tf-cpu and tf-gpu (xla, jax when listed)
   std::vector<IndexStrategy> strategies;  ///< empty: all
   std::vector<std::string> policies;      ///< empty: "", DEFAULT, ERROR, IGNORE
   /// With index_dtypes empty: gather on tf-cpu sometimes draws int16 indices.

@@ -28,7 +28,7 @@ struct SampleOptions {
   std::vector<Op> ops;               ///< empty: every op
   std::vector<DType> dtypes;         ///< empty: every dtype the op takes on TensorFlow's CPU
   std::vector<DType> index_dtypes;   ///< empty: int32 and int64
-  std::vector<Semantics> semantics;  ///< empty: both
+  std::vector<Semantics> semantics;  ///< empty: tf-cpu and tf-gpu (xla, jax when listed)
   /// empty or both: a quarter of the cases are made kernel-level (to_kernel_api); kernel alone:
   /// every case; python alone: none.
   std::vector<Api> apis;

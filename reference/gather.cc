@@ -16,10 +16,11 @@ struct Geometry {
 };
 
 // Copies every row; returns the flat position of the first bad index when bad indices raise
-// (tf-cpu), else -1. Bad indices under tf-gpu give zero (default-constructed) elements.
+// (tf-cpu), else -1. Bad indices under tf-gpu give zero (default-constructed) elements; xla and
+// jax resolve them by their rule first (a bad one is then a dim of 0, which also gives zeros).
 template <class T, class Index>
 int64_t gather_rows(const Tensor& params, const Tensor& indices, Tensor& out, const Geometry& geo,
-                    bool raise) {
+                    bool raise, IndexRule rule) {
   const Geometry g = geo;  // a local copy the compiler can keep in registers across memcpy
   const T* p = params.data_as<T>();
   const Index* ix = indices.data_as<Index>();
@@ -36,8 +37,8 @@ int64_t gather_rows(const Tensor& params, const Tensor& indices, Tensor& out, co
       for_each_row_prefetched(
           g.n, src, slice_bytes, /*for_write=*/false,
           [&](int64_t i) {
-            const int64_t v = static_cast<int64_t>(ib[i]);
-            return in_range(v, g.dim) ? v * inner : int64_t{-1};
+            const int64_t v = resolve_coordinate(static_cast<int64_t>(ib[i]), g.dim, rule);
+            return v >= 0 ? v * inner : int64_t{-1};
           },
           [&](int64_t i, int64_t offset) {
             T* d = dst + i * inner;
@@ -117,6 +118,7 @@ Outcome run_gather(const Case& c, const Options& options) {
                        std::string(dtype_name(indices.dtype())) +
                        " (it registers int16, int32 and int64)");
   }
+  if (std::optional<Error> e = xla_string_error(c.semantics, params.dtype(), "gather")) return *e;
 
   // The kernel reads its batch_dims attribute as an int32.
   if (batch_dims < std::numeric_limits<int32_t>::min() ||
@@ -204,12 +206,17 @@ Outcome run_gather(const Case& c, const Options& options) {
   g.inner = product(pd, a + 1, pd.size()).value;
   g.n = indices.num_elements() / g.batch;
 
+  if (g.dim == 0 && c.semantics != Semantics::kTfCpu) {
+    if (std::optional<Error> e = gather_from_empty_dim(c.semantics, static_cast<int>(axis)))
+      return *e;
+  }
   const bool raise = c.semantics == Semantics::kTfCpu;
+  const IndexRule rule = index_rule(c.semantics, /*gathers=*/true, BadIndicesPolicy::kDefault);
   const int64_t bad = visit_dtype(params.dtype(), [&](auto ttag) {
     using T = typename decltype(ttag)::type;
     return visit_index_dtype(indices.dtype(), [&](auto itag) {
       using Index = typename decltype(itag)::type;
-      return gather_rows<T, Index>(params, indices, *out, g, raise);
+      return gather_rows<T, Index>(params, indices, *out, g, raise, rule);
     });
   });
   if (bad >= 0) return bad_index_error(indices, g, bad, tf_element_bytes(params.dtype()));

@@ -27,7 +27,7 @@ struct Geometry {
 // zero (default-constructed) slice.
 template <class T, class Index>
 int64_t gather_nd_rows(const Tensor& params, const Tensor& indices, Tensor& out,
-                       const Geometry& geo, bool raise) {
+                       const Geometry& geo, bool raise, IndexRule rule) {
   const Geometry g = geo;  // a local copy the compiler can keep in registers across memcpy
   const T* p = params.data_as<T>();
   const Index* ix = indices.data_as<Index>();
@@ -41,7 +41,7 @@ int64_t gather_nd_rows(const Tensor& params, const Tensor& indices, Tensor& out,
         g.rows_per_batch, p, slice_bytes, /*for_write=*/false,
         [&](int64_t i) {
           return row_slice_offset(ix + (first + i) * g.depth, g.depth, g.dims, g.strides, base,
-                                  g.slice);
+                                  g.slice, rule);
         },
         [&](int64_t i, int64_t offset) {
           T* dst = o + (first + i) * g.slice;
@@ -157,7 +157,11 @@ Outcome run_gather_nd(const Case& c, const Options& options) {
                        std::string(dtype_name(indices.dtype())) +
                        " (it registers int16, int32 and int64)");
   }
-  Expected<BadIndicesPolicy> policy = parse_policy(c.bad_indices_policy);
+  if (std::optional<Error> e = xla_string_error(c.semantics, params.dtype(), "gather_nd"))
+    return *e;
+  Expected<BadIndicesPolicy> policy =
+      is_xla_profile(c.semantics) ? Expected<BadIndicesPolicy>(xla_policy(c.bad_indices_policy))
+                                  : parse_policy(c.bad_indices_policy);
   if (!policy.ok()) {
     return unsupported("gather_nd: TensorFlow has no GatherNd kernel for bad_indices_policy \"" +
                        c.bad_indices_policy + "\" (it registers \"\", DEFAULT, ERROR, IGNORE)");
@@ -205,6 +209,12 @@ Outcome run_gather_nd(const Case& c, const Options& options) {
 
   if (rows.value == 0) return out;
   if (params.num_elements() == 0) {
+    if (c.semantics == Semantics::kXla || c.semantics == Semantics::kJax) {
+      // Rows read a dim of 0: the first one (output elements exist, so it is an indexed dim).
+      const int zero_dim = static_cast<int>(std::find(pd.begin(), pd.end(), 0) - pd.begin());
+      if (std::optional<Error> e = gather_from_empty_dim(c.semantics, zero_dim)) return *e;
+      return new_output(params.dtype(), out->shape(), options.max_output_bytes, /*zero=*/true);
+    }
     return invalid_argument("Requested more than 0 entries, but params is empty.  Params shape: " +
                             params.shape().to_string());
   }
@@ -229,11 +239,12 @@ Outcome run_gather_nd(const Case& c, const Options& options) {
   }
 
   const bool raise = bad_indices_raise(c.semantics, *policy);
+  const IndexRule rule = index_rule(c.semantics, /*gathers=*/true, *policy);
   const int64_t bad = visit_dtype(params.dtype(), [&](auto ttag) {
     using T = typename decltype(ttag)::type;
     return visit_index_dtype(indices.dtype(), [&](auto itag) {
       using Index = typename decltype(itag)::type;
-      return gather_nd_rows<T, Index>(params, indices, *out, g, raise);
+      return gather_nd_rows<T, Index>(params, indices, *out, g, raise, rule);
     });
   });
   if (bad >= 0) {

@@ -13,8 +13,39 @@ Expected<BadIndicesPolicy> parse_policy(std::string_view s) {
 }
 
 bool bad_indices_raise(Semantics s, BadIndicesPolicy p) {
-  if (s == Semantics::kTfCpu) return p != BadIndicesPolicy::kIgnore;
-  return p == BadIndicesPolicy::kError;
+  switch (s) {
+    case Semantics::kTfCpu:
+      return p != BadIndicesPolicy::kIgnore;
+    case Semantics::kTfGpu:
+      return p == BadIndicesPolicy::kError;
+    case Semantics::kXla:
+    case Semantics::kJax:
+      return false;
+  }
+  return true;
+}
+
+BadIndicesPolicy xla_policy(std::string_view s) {
+  return s == "IGNORE" ? BadIndicesPolicy::kIgnore : BadIndicesPolicy::kDefault;
+}
+
+std::optional<Error> xla_string_error(Semantics s, DType dt, std::string_view op) {
+  if (!is_xla_profile(s) || dt != DType::kString) return std::nullopt;
+  return unsupported(std::string(op) + ": XLA compiles no string tensors (" +
+                     std::string(semantics_name(s)) + " semantics)");
+}
+
+std::optional<Error> gather_from_empty_dim(Semantics s, int dim) {
+  if (s != Semantics::kJax) return std::nullopt;
+  // jax.lax.gather's shape rule (jax 0.10.2), which jnp indexing reaches with slice size 1.
+  return invalid_argument("Slice size at index " + std::to_string(dim) +
+                          " in gather op is out of range, must be within [0, 0 + 1), got 1.");
+}
+
+IndexRule index_rule(Semantics s, bool gathers, BadIndicesPolicy p) {
+  const bool xla = s == Semantics::kXla || s == Semantics::kJax;
+  return IndexRule{.wrap_negative = s == Semantics::kJax,
+                   .clamp = xla && gathers && p != BadIndicesPolicy::kIgnore};
 }
 
 std::string slice_debug_string(const Shape& shape, int64_t flat) {

@@ -20,7 +20,7 @@ Expected<BadIndicesPolicy> parse_policy(std::string_view s);
 
 /// Whether an out-of-range index raises. tf-cpu raises unless IGNORE. tf-gpu kernels drop bad
 /// indices; they are not registered for ERROR, so TensorFlow places such a node on its CPU
-/// kernel, which raises.
+/// kernel, which raises. xla and jax never raise (their rule replaces TensorFlow's checks).
 bool bad_indices_raise(Semantics s, BadIndicesPolicy p);
 
 /// TensorFlow's SliceDebugString: the multi-index of element `flat` of `shape`, "[1,2]"; "" for
@@ -137,16 +137,52 @@ inline bool in_range(int64_t v, int64_t dim) {
   return static_cast<uint64_t>(v) < static_cast<uint64_t>(dim);
 }
 
+/// What a semantics profile does with one coordinate v of an index row along a dim of size dim
+/// (docs/spec_notes.md, "XLA semantics"). The ops apply it to every coordinate they read; the
+/// profiles differ only here and in bad_indices_raise.
+struct IndexRule {
+  bool wrap_negative = false;  ///< jax: v < 0 reads v + dim, once (v < -dim stays bad)
+  bool clamp = false;          ///< xla/jax gathers: a bad v reads 0 or dim - 1 instead
+};
+/// tf-cpu/tf-gpu: neither (a bad row raises, zeroes or is skipped); xla: gathers clamp, scatters
+/// drop, and a gather under IGNORE zeroes a bad row as tf-gpu does (TF-XLA reads the attribute:
+/// ERROR and DEFAULT clamp); jax: the xla rule after the wrap.
+IndexRule index_rule(Semantics s, bool gathers, BadIndicesPolicy p);
+
+/// xla and jax: XLA's compiler, not TensorFlow's kernels, runs the op.
+inline bool is_xla_profile(Semantics s) { return s == Semantics::kXla || s == Semantics::kJax; }
+
+/// The policy XLA reads from the attribute text: IGNORE, or DEFAULT for any other text (TF-XLA
+/// 2.21 takes "FOO" without an error; docs/spec_notes.md).
+BadIndicesPolicy xla_policy(std::string_view s);
+
+/// xla and jax: XLA has no string type, so a string op is refused when compiled (kUnsupported).
+std::optional<Error> xla_string_error(Semantics s, DType dt, std::string_view op);
+
+/// A gather with output elements from params whose indexed dim `dim` is 0: TF-XLA gives zeros
+/// (returns nullopt: the row loop zeroes bad rows); jax.numpy refuses it when tracing (this
+/// error). TensorFlow's kernels never get here (tf-cpu raises, tf-gpu zeroes, by their checks).
+std::optional<Error> gather_from_empty_dim(Semantics s, int dim);
+
+/// The coordinate v resolves to under rule, or -1 when the row is bad there. dim == 0 has no
+/// coordinate to clamp to: bad.
+inline int64_t resolve_coordinate(int64_t v, int64_t dim, IndexRule rule) {
+  if (rule.wrap_negative && v < 0) v += dim;  // v < 0 < dim: no overflow
+  if (in_range(v, dim)) return v;
+  if (!rule.clamp || dim <= 0) return -1;
+  return v < 0 ? 0 : dim - 1;
+}
+
 /// The element offset of the slice an index row addresses (base + sum of coordinate * stride, in
-/// slices, times slice), or -1 when a coordinate is out of range. Each coordinate is checked
+/// slices, times slice), or -1 when a coordinate is bad under rule. Each coordinate is resolved
 /// before it is multiplied, so a huge value cannot overflow.
 template <class Index>
 int64_t row_slice_offset(const Index* row, int depth, const int64_t* dims, const int64_t* strides,
-                         int64_t base, int64_t slice) {
+                         int64_t base, int64_t slice, IndexRule rule) {
   int64_t offset = base;
   for (int k = 0; k < depth; ++k) {
-    const int64_t v = static_cast<int64_t>(row[k]);
-    if (!in_range(v, dims[k])) return -1;
+    const int64_t v = resolve_coordinate(static_cast<int64_t>(row[k]), dims[k], rule);
+    if (v < 0) return -1;
     offset += v * strides[k];
   }
   return offset * slice;

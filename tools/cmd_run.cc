@@ -62,7 +62,8 @@ constexpr const char* kUsage =
     "  --boundary-fraction P  in that share of the sweep's min/max/add/sub/scatter_nd cases,\n"
     "                   about a third of the updates and tensor elements become the dtype's\n"
     "                   boundary values, as `gscheck export` draws them (default 0.5; 0 for none)\n"
-    "  --semantics S    sweep only tf-cpu or tf-gpu cases (default: every semantics the backend\n"
+    "  --semantics S    sweep only tf-cpu, tf-gpu, xla or jax cases (default: every one the "
+    "backend\n"
     "                   claims). `--semantics tf-cpu` on the reference draws the cases of\n"
     "                   `gscheck export --include-invalid` with the same seed, size and fraction\n"
     "  --report FILE    write the JSON report; failing random cases are saved as case files in\n"
@@ -184,7 +185,8 @@ std::string parse_run_options(const ParsedArgs& parsed, RunOptions& o) {
   if (std::string bad = parse_numbers(parsed, o); !bad.empty()) return bad;
   if (auto v = parsed.value("--semantics")) {
     o.sweep_semantics = semantics_from_name(*v);
-    if (!o.sweep_semantics) return "--semantics: expected tf-cpu or tf-gpu, got '" + *v + "'";
+    if (!o.sweep_semantics)
+      return "--semantics: expected one of " + semantics_names() + ", got '" + *v + "'";
   }
   if (auto v = parsed.value("--shard")) {
     auto s = parse_shard(*v);

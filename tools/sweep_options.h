@@ -13,8 +13,9 @@ namespace gscheck::tools {
 /// `gscheck run`'s sweep on a backend: the ops, dtypes, index dtypes, semantics and API levels it
 /// claims, so the sweep is spent on cases it is graded on; `only` (--semantics) narrows the
 /// semantics further. Invalid cases are always drawn (their errors are graded too). A backend
-/// claiming everything (the reference, cuda-emu's semantics) gets the unfiltered stream: the
-/// generator draws from a full list as it draws from an empty one.
+/// claiming every op and dtype with tf-cpu and tf-gpu (cuda-emu) gets the unfiltered stream: the
+/// generator draws from a full list as it draws from an empty one. The reference also claims xla
+/// and jax, so its sweep draws all four.
 inline gen::SampleOptions run_sweep_options(const Capabilities& caps, uint64_t seed, int64_t count,
                                             int size, double boundary_fraction,
                                             std::optional<Semantics> only = std::nullopt) {

@@ -39,6 +39,8 @@ static_assert(GSC_GATHER == static_cast<int>(Op::kGather));
 static_assert(GSC_TENSOR_SCATTER_MAX == static_cast<int>(Op::kTensorScatterMax));
 static_assert(GSC_TF_CPU == static_cast<int>(Semantics::kTfCpu));
 static_assert(GSC_TF_GPU == static_cast<int>(Semantics::kTfGpu));
+static_assert(GSC_XLA == static_cast<int>(Semantics::kXla));
+static_assert(GSC_JAX == static_cast<int>(Semantics::kJax));
 static_assert(w::kMaxRank == kMaxRank);
 
 Error internal(std::string msg) { return Error{ErrorClass::kInternal, std::move(msg)}; }
@@ -279,7 +281,12 @@ Expected<Capabilities> capabilities_of(const std::string& path, const w::WireCon
   caps.ops = from_mask<Op>(p.ops, static_cast<int>(std::size(kAllOps)));
   caps.dtypes = from_mask<DType>(p.dtypes, static_cast<int>(std::size(kAllDTypes)));
   caps.index_dtypes = from_mask<DType>(p.index_dtypes, static_cast<int>(std::size(kAllDTypes)));
-  caps.semantics = from_mask<Semantics>(p.semantics, 2);
+  constexpr int kSemanticsCount = static_cast<int>(std::size(kAllSemantics));
+  if (p.semantics >> kSemanticsCount)
+    return parse_error("plugin " + path + ": its contract claims semantics mask " +
+                       std::to_string(p.semantics) + "; only bits 0-" +
+                       std::to_string(kSemanticsCount - 1) + " exist (" + semantics_names() + ")");
+  caps.semantics = from_mask<Semantics>(p.semantics, kSemanticsCount);
   caps.deterministic = p.deterministic != 0;
   caps.tf_messages = p.tf_messages != 0;
   caps.accumulates_half_in_float = p.half_in_float != 0;

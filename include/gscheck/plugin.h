@@ -106,8 +106,11 @@ enum gsc_op {
   GSC_TENSOR_SCATTER_MAX
 };
 
-/* Device semantics (see the spec): what bad indices and duplicates do. */
-enum gsc_semantics { GSC_TF_CPU = 0, GSC_TF_GPU = 1 };
+/* Semantics (see the spec and docs/spec_notes.md): what bad indices and duplicates do.
+ * GSC_XLA: TensorFlow under jit_compile and jax.lax (gathers clamp each coordinate, scatters drop
+ * the row); GSC_JAX: jax.numpy indexing (a negative coordinate wraps once, then GSC_XLA's rule).
+ * Any ABI version may claim GSC_XLA and GSC_JAX (added without a new ABI version). */
+enum gsc_semantics { GSC_TF_CPU = 0, GSC_TF_GPU = 1, GSC_XLA = 2, GSC_JAX = 3 };
 
 /* Result codes of run() and init(). */
 enum gsc_code {

@@ -20,7 +20,7 @@ _NO_VIEW = {"bfloat16", "string"}
 _OPS = ["gather", "gather_nd", "scatter_nd", "tensor_scatter_nd_update",
         "tensor_scatter_nd_add", "tensor_scatter_nd_sub", "tensor_scatter_nd_min",
         "tensor_scatter_nd_max"]
-_SEMANTICS = ["tf-cpu", "tf-gpu"]
+_SEMANTICS = ["tf-cpu", "tf-gpu", "xla", "jax"]  # gsc_semantics order
 _KEYS = {"name", "ops", "dtypes", "index_dtypes", "semantics", "api", "tf_messages",
          "deterministic", "half_in_float"}
 
@@ -174,7 +174,8 @@ class Host:
             if result.dtype != self._out_dtype:
                 return (_INTERNAL, f"call() returned an array of dtype {result.dtype}; "
                                    f"this op's output dtype is {self._out_dtype}")
-            return np.ascontiguousarray(result)
+            # Not ascontiguousarray: it makes a 0-d result 1-d (a scalar gather's output).
+            return result if result.flags.c_contiguous else result.copy(order="C")
         except self.gscheck.Error as e:
             return (e.code, str(e))
         except MemoryError as e:

@@ -184,6 +184,22 @@ TEST(PythonHost, KeptViewIsNamed) {
   expect_contained("keep", "kept a reference to an input or output array past its return");
 }
 
+// A scalar index gives a rank-0 output; a numpy scalar returned for it stays rank 0 (the host
+// once made it [1] with ascontiguousarray).
+TEST(PythonHost, ScalarResultKeepsRankZero) {
+  REQUIRE_VENV();
+  ::setenv("GSC_PY_HOSTILE", "scalar_result", 1);
+  auto b = host(GSCHECK_HOSTILE_BACKEND);
+  ASSERT_NE(b, nullptr);
+  Case c = float_gather(13);
+  c.indices = Tensor::from_values<int32_t>(Shape{}, {2});
+  ASSERT_EQ(c.params->rank(), 1) << "float_gather's params are a vector";
+  Outcome got = b->run(c);
+  ASSERT_TRUE(got.ok()) << got.error().message;
+  EXPECT_EQ(got.value().shape(), Shape{});
+  expect_agrees(*b, c);
+}
+
 // A wrong shape reaches gscheck as the output: the comparison fails it, the call itself is OK.
 TEST(PythonHost, WrongShapeFailsTheComparison) {
   REQUIRE_VENV();
