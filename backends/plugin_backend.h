@@ -32,6 +32,10 @@ struct PluginOptions {
   /// Existing directories the worker sees read-only (where it runs in its own mount
   /// namespace): those of the reports, the case files and the known-failures files.
   std::vector<std::string> read_only_dirs;
+  /// The backend's name in reports and replay commands ("" gives "plugin:PATH"), and the flags
+  /// a replay needs besides --backend (Capabilities::replay_flags).
+  std::string name;
+  std::string replay_flags;
 };
 
 /// The number of cores: the default --jobs.

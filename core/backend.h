@@ -28,6 +28,8 @@ struct Capabilities {
   /// How its code is kept from harming the run (plugins: the worker's containment, e.g. "pid
   /// and mount namespaces, seccomp" or "process group only: <why>"); "" in gscheck's process.
   std::string containment;
+  /// What a replay command needs besides `--backend NAME` (python: "--python-venv DIR").
+  std::string replay_flags;
 };
 
 /// OK when the op, the element dtype (params for gathers, the starting tensor or else the

@@ -234,7 +234,8 @@ CaseResult CaseChecker::grade(const CaseFile& f, const std::string& file) {
   reports::describe_case(c, r);
   r.file = file;
   r.backend = caps.name;
-  r.repro = file.empty() ? opts_.sweep_repro : replay_command(caps.name, file, opts_.repeat);
+  r.repro = file.empty() ? opts_.sweep_repro
+                         : replay_command(caps.name, file, opts_.repeat, caps.replay_flags);
   if (Status admitted = admit(caps, c); !admitted.ok()) {
     r.verdict = Verdict::kUnimplemented;
     r.outcome = "not run";
@@ -280,7 +281,7 @@ CaseResult CaseChecker::grade(const CaseFile& f, const std::string& file) {
   if (file.empty() && reports::is_failure(r.verdict) && !opts_.failed_cases_dir.empty() && want) {
     auto path =
         save_regression(opts_.failed_cases_dir, {c, *want, opts_.found_by, caps.name, r.reason});
-    if (path.ok()) r.repro = replay_command(caps.name, *path, opts_.repeat);
+    if (path.ok()) r.repro = replay_command(caps.name, *path, opts_.repeat, caps.replay_flags);
   }
   return r;
 }

@@ -32,8 +32,9 @@ std::string shell_quote(const std::string& s) {
   return q + "'";
 }
 
-std::string replay_command(const std::string& backend, const std::string& path, int repeat) {
-  return "gscheck eval --backend " + shell_quote(backend) +
+std::string replay_command(const std::string& backend, const std::string& path, int repeat,
+                           const std::string& flags) {
+  return "gscheck eval --backend " + shell_quote(backend) + (flags.empty() ? "" : " " + flags) +
          (repeat > 1 ? " --repeat " + std::to_string(repeat) : std::string()) + " " +
          shell_quote(path);
 }

@@ -16,7 +16,8 @@ std::string shell_quote(const std::string& s);
 
 /// The command that replays a case file: "gscheck eval --backend B [--repeat K] FILE" (the
 /// --repeat only when repeat > 1).
-std::string replay_command(const std::string& backend, const std::string& path, int repeat = 1);
+std::string replay_command(const std::string& backend, const std::string& path, int repeat = 1,
+                           const std::string& flags = "");
 
 /// Where regressions go when the caller has no folder of its own (fuzzers, properties):
 /// $GSCHECK_REGRESSIONS_DIR when set, else corpus/regressions of the source tree. `gscheck run`

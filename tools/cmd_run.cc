@@ -208,7 +208,10 @@ std::string parse_run_options(const ParsedArgs& parsed, RunOptions& o) {
 
 // The replay of the sweep up to `count` positions.
 std::string sweep_repro(const RunOptions& o, int64_t count) {
-  return "gscheck run --backend " + harness::shell_quote(o.backend_name) + " --seed " +
+  const char* venv = std::getenv("GSCHECK_PYTHON_VENV");  // set from --python-venv
+  const bool python = o.backend_name.starts_with("python:") && venv && *venv;
+  return "gscheck run --backend " + harness::shell_quote(o.backend_name) +
+         (python ? " --python-venv " + harness::shell_quote(venv) : std::string()) + " --seed " +
          std::to_string(o.seed) + " --sweep " + std::to_string(count) + " --size " +
          std::to_string(o.size) +
          (o.boundary_fraction != gen::kDefaultBoundaryFraction

@@ -136,6 +136,9 @@ Expected<std::unique_ptr<Backend>> make_named_backend(const std::string& name, i
     }
     ::setenv("GSCHECK_PYTHON_MODULE", module.c_str(), 1);
     plugin.max_output_bytes = max_bytes;
+    plugin.name = name;
+    if (const char* venv = std::getenv("GSCHECK_PYTHON_VENV"); venv && *venv)
+      plugin.replay_flags = "--python-venv " + harness::shell_quote(venv);
     return make_plugin_backend(*host, plugin);
   }
   return make_backend(name, max_bytes);

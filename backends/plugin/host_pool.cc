@@ -334,6 +334,8 @@ Expected<std::unique_ptr<Backend>> make_plugin_backend(const std::string& path,
   }
   auto caps = capabilities_of(path, contract->c);
   if (!caps.ok()) return caps.error();
+  if (!options.name.empty()) caps->name = options.name;
+  caps->replay_flags = options.replay_flags;
   return std::unique_ptr<Backend>(
       new PluginBackend(where, std::move(*caps), options, std::move(first)));
 }
