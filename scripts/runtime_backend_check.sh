@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Grade one of the shipped runtime backends (plugins/onnxruntime, plugins/openvino,
+# plugins/litert) through the Python host on the corpus and a seeded sweep, in its pinned venv.
+#   with:    gscheck run --known-failures plugins/NAME/NAME_known_failures.json; passes when
+#            gscheck exits 0 (every departure explained) and every entry explained a case.
+#   without: the same run without the file; passes when gscheck exits 1 and the cases that fail
+#            are exactly those the `with` run (its report in --out, run first) called XFAIL.
+# Usage: runtime_backend_check.sh NAME with|without GSCHECK --out DIR [gscheck run options...]
+# Exit status: 0 pass, 1 fail, 2 setup error, 77 skipped (no venv can be had: PyPI unreachable).
+set -uo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+if (($# < 5)) || [[ "$4" != --out ]]; then
+  echo "usage: $0 NAME with|without GSCHECK --out DIR [gscheck run options...]" >&2
+  exit 2
+fi
+name="$1" mode="$2" gscheck="$3" out="$5"
+shift 5
+module="$root/plugins/$name/${name}_backend.py"
+known="$root/plugins/$name/${name}_known_failures.json"
+if [[ ! -f "$module" || ! -f "$known" || ! -x "$root/scripts/${name}_venv.sh" ]]; then
+  echo "$0: no runtime backend '$name' (plugins/$name/${name}_backend.py)" >&2
+  exit 2
+fi
+if [[ "$mode" != with && "$mode" != without ]]; then
+  echo "$0: mode must be 'with' or 'without', not '$mode'" >&2
+  exit 2
+fi
+venv_out="$("$root/scripts/${name}_venv.sh")"
+rc=$?
+if ((rc != 0)); then
+  echo "$venv_out"
+  exit "$rc"
+fi
+venv="$(tail -1 <<<"$venv_out")"
+mkdir -p "$out/$mode"
+args=(run --backend "python:$module" --python-venv "$venv" --seed 1 --quiet
+      --report "$out/$mode/report.json" "$@")
+[[ "$mode" == with ]] && args+=(--known-failures "$known")
+start=$SECONDS
+"$gscheck" "${args[@]}" >"$out/$mode/run.txt" 2>&1
+rc=$?
+tail -3 "$out/$mode/run.txt"
+echo "$name $mode: gscheck exit $rc in $((SECONDS - start)) s ($out/$mode/run.txt)"
+if [[ "$mode" == with ]]; then
+  ((rc == 0)) || { grep -E '^(FAILED|DECLINED|NONDETERMINISTIC|MISTRUSTED) ' "$out/$mode/run.txt" | head -20; exit 1; }
+else
+  ((rc == 1)) || { echo "$name without its known failures: expected gscheck exit 1"; exit 1; }
+  [[ -f "$out/with/report.json" ]] || { echo "no $out/with/report.json: run 'with' first" >&2; exit 2; }
+fi
+# The reports: every entry explains a case; without the file, exactly the XFAIL cases fail.
+python3 - "$known" "$out" "$mode" <<'PY'
+import json, sys
+known, out, mode = sys.argv[1:]
+ids = [e["id"] for e in json.load(open(known))["known"]]
+w = json.load(open(f"{out}/with/report.json"))
+xfail = {c["name"] for c in w["cases"] if c["verdict"] == "XFAIL"}
+used = {}
+for c in w["cases"]:
+    kf = c.get("known_failure") or {}
+    entries = kf.get("entry") or []
+    for e in [entries] if isinstance(entries, str) else entries:
+        used[e] = used.get(e, 0) + 1
+for i in ids:
+    print(f"  {i}: explains {used.get(i, 0)} cases")
+unused = [i for i in ids if not used.get(i)]
+if unused:
+    sys.exit(f"known-failures entries that explained nothing: {unused}")
+if mode == "without":
+    r = json.load(open(f"{out}/without/report.json"))
+    bad = {c["name"] for c in r["cases"] if c["verdict"] not in ("PASSED", "UNIMPLEMENTED", "SKIPPED")}
+    if bad != xfail:
+        sys.exit(f"failing without the file but not XFAIL with it: {sorted(bad - xfail)[:10]}; "
+                 f"XFAIL with it but passing without: {sorted(xfail - bad)[:10]}")
+    print(f"  without the file: the {len(bad)} XFAIL cases fail, nothing else")
+PY
