@@ -4,8 +4,9 @@
 # known-failures file, then tools/conformance.py merges the reports into docs/conformance.md (the
 # text between its markers) and a self-contained HTML page. See docs/conformance.md.
 #
-# Implementations (names for --only, comma-separated; a prefix such as "reference" picks all):
-#   reference-<S>  the reference, once per semantics S it claims (`gscheck run --semantics S`)
+# Implementations (names for --only, comma-separated):
+#   reference      the reference; its sweep draws each semantics it claims (tf-cpu, tf-gpu, the
+#                  profiles), each a column of the table
 #   cuda-emu       the CUDA kernels on the CPU grid executor (when this build has it)
 #   tf             TensorFlow's CPU kernels (plugins/tensorflow, venv scripts/tf_venv.sh)
 #   torch          PyTorch (plugins/pytorch, venv scripts/torch_venv.sh)
@@ -78,9 +79,9 @@ corpus=("$root/corpus/golden" "$root/corpus/regressions" "$root/corpus/tf")
 
 wanted() {  # wanted NAME: is NAME selected by --only?
   [[ -z "$only" ]] && return 0
-  local n
+  local n picks
   IFS=, read -ra picks <<<"$only"
-  for n in "${picks[@]}"; do [[ "$1" == "$n" || "$1" == "$n"-* ]] && return 0; done
+  for n in "${picks[@]}"; do [[ "$1" == "$n" ]] && return 0; done
   return 1
 }
 
@@ -99,8 +100,8 @@ run_impl() {
   mkdir -p "$dir"
   local kf=()
   [[ -n "$known" ]] && kf=(--known-failures "$known")
-  echo "conformance: $name: gscheck run --backend ${backend#*"$root"/} --seed $seed --sweep $sweep" \
-    "${known:+--known-failures ${known#"$root"/}} $*"
+  echo "conformance: $name: gscheck run --backend ${backend/"$root"\//} --seed $seed" \
+    "--sweep $sweep${known:+ --known-failures ${known#"$root"/}}${*:+ $*}"
   local t0 t1
   t0=$(date +%s.%N)
   (cd "$dir" && TF_CPP_MIN_LOG_LEVEL="${TF_CPP_MIN_LOG_LEVEL:-2}" "$gscheck" run \
@@ -118,9 +119,8 @@ run_impl() {
   if [[ -f "$dir/report.json" ]] && ((rc == 0 || rc == 1 || rc >= 128)); then
     reports+=("$name=$dir/report.json")
   else
-    failed+=("$name: gscheck exited $rc without a report ($(tail -n2 "$dir/run.txt" | tr '\n' ' '))")
-    echo "conformance: FAILED $name: gscheck exited $rc; the last lines of $dir/run.txt:" >&2
-    tail -n5 "$dir/run.txt" >&2
+    failed+=("$name: gscheck exited $rc without a report: $(head -n1 "$dir/run.txt")")
+    echo "conformance: FAILED $name: gscheck exited $rc: $(head -n1 "$dir/run.txt")" >&2
   fi
 }
 
@@ -153,9 +153,9 @@ claims() {
                  on && $1 == "semantics:" { $1 = ""; gsub(/,/, ""); print }' <<<"$listing"
 }
 
-for s in $(claims reference); do
-  wanted "reference-$s" && run_impl "reference-$s" reference "" --semantics "$s"
-done
+# One run of the reference: its sweep draws every semantics it claims (tf-cpu, tf-gpu and the
+# profiles), and the table gives each its column.
+wanted reference && run_impl reference reference ""
 
 if wanted cuda-emu; then
   if grep -qx "cuda-emu" <<<"$listing" && [[ -n "$(claims cuda-emu)" ]]; then
@@ -170,6 +170,10 @@ for spec in "tf gscheck_tf_plugin tf_venv.sh plugins/tensorflow/tf_2_21_known_fa
             "torch gscheck_torch_plugin torch_venv.sh plugins/pytorch/torch_known_failures.json"; do
   read -r name target venv_script known <<<"$spec"
   wanted "$name" || continue
+  if [[ $build_plugins == 0 && ! -f "$build/plugins/lib$target.so" ]]; then
+    skip "$name" "no $build/plugins/lib$target.so (--no-build)"
+    continue
+  fi
   if ! reason="$(venv_for "$root/scripts/$venv_script" 2>&1 >/dev/null)"; then
     skip "$name" "$reason"
     continue

@@ -411,9 +411,17 @@ class Table:
             if seen[r["label"]] > 1:
                 count[r["label"]] += 1
                 r["label"] += f" #{count[r['label']]}"
-        sems = sorted({(k[0], k[1]) for k in self.cells})
-        self.columns = [Column(i, self.reports[i]["label"], s) for i, s in sems]
-        keys = {(k[2], k[3], k[4]) for k in self.cells if k[3] != "*"}
+        # A semantics none of whose cases ran (all outside the contract: corpus files of another
+        # device) gets no column; the implementations table says so.
+        self.columns, self.hidden = [], set()
+        for i, sem in sorted({(k[0], k[1]) for k in self.cells}):
+            kinds = self.cells[(i, sem, "*", "*", "*")].kinds
+            if kinds["unimpl"] + kinds["skipped"] == sum(kinds.values()):
+                self.hidden.add((i, sem))
+            else:
+                self.columns.append(Column(i, self.reports[i]["label"], sem))
+        keys = {(k[2], k[3], k[4]) for k in self.cells
+                if k[3] != "*" and (k[0], k[1]) not in self.hidden}
         self.rows = sorted(keys, key=lambda r: (_order(r[0], OPS + [UNPARSED]),
                                                 _order(r[1], DTYPES + ["-"]), _order(r[2], APIS)))
         self.ops = [op for op in OPS + [UNPARSED] if any(r[0] == op for r in self.rows)]
@@ -469,22 +477,36 @@ def col_header(col):
     return f"{col.label}<br>{col.semantics}"
 
 
-def implementations_md(t):
-    out = ["| column | implementation (as the backend names itself) | gscheck | semantics "
-           "| API levels | known failures | seed / sweep | cases | time |",
-           "|---|---|---|---|---|---|---|---|---|"]
-    for col in t.columns:
-        r = t.reports[col.idx]
+def report_rows(t):
+    """Per report: label, backend, gscheck, semantics (with counts), APIs, known failures,
+    seed / sweep, cases, time, interrupted."""
+    rows = []
+    for i, r in enumerate(t.reports):
         h = r["head"]
         tool = h["tool"]["version"] + (f" ({h['tool']['git_commit'][:10]})"
                                        if h["tool"].get("git_commit") else "")
-        kf = os.path.basename(h.get("known_failures") or "") or "none"
-        cell = t.cells[(col.idx, col.semantics, "*", "*", "*")]
-        note = f" — **interrupted: {_md(h['interrupted'])}**" if h.get("interrupted") else ""
-        out.append(f"| {_md(col.label)} | {_md(h['backend']['name'])}{note} | {_md(tool)} | "
-                   f"{_md(col.semantics)} | {_md(', '.join(h['backend']['apis']))} | {_md(kf)} | "
-                   f"{h.get('seed')} / {h.get('sweep')} | {cell.total()} | "
-                   f"{float(h['elapsed_s']):.1f} s |")
+        sems = []
+        for (idx, sem) in sorted({(k[0], k[1]) for k in t.cells if k[0] == i}):
+            n = t.cells[(idx, sem, "*", "*", "*")].total()
+            sems.append(f"{sem} {n}" + (" (none ran: no column)" if (idx, sem) in t.hidden else ""))
+        rows.append({"label": r["label"], "backend": h["backend"]["name"], "tool": tool,
+                     "semantics": ", ".join(sems), "apis": ", ".join(h["backend"]["apis"]),
+                     "known": os.path.basename(h.get("known_failures") or "") or "none",
+                     "sweep": f"{h.get('seed')} / {h.get('sweep')}", "cases": h["cases"],
+                     "time": f"{float(h['elapsed_s']):.1f} s", "interrupted": h.get("interrupted"),
+                     "path": r["path"]})
+    return rows
+
+
+def implementations_md(t):
+    out = ["| implementation | as the backend names itself | gscheck | cases per semantics "
+           "| API levels | known failures | seed / sweep | cases | time |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    for r in report_rows(t):
+        note = f" — **interrupted: {_md(r['interrupted'])}**" if r["interrupted"] else ""
+        out.append(f"| {_md(r['label'])} | {_md(r['backend'])}{note} | {_md(r['tool'])} | "
+                   f"{_md(r['semantics'])} | {_md(r['apis'])} | {_md(r['known'])} | "
+                   f"{r['sweep']} | {r['cases']} | {r['time']} |")
     return out
 
 
@@ -761,23 +783,16 @@ def html_page(t, meta):
                               f"{c.label} ({c.semantics}): {op}, all dtypes") for c in cols)
         o.append(f'<tr><th><a href="#op-{_h(op)}">{_h(op)}</a></th>{tds}</tr>')
     o.append("</table></div>")
-    o.append("<h2>Implementations</h2><div class=wrap><table id=impls><tr><th>column</th>"
-             "<th>implementation</th><th>gscheck</th><th>semantics</th><th>API levels</th>"
-             "<th>known failures</th><th>seed / sweep</th><th>cases</th><th>time</th><th>report</th></tr>")
-    for col in cols:
-        r = t.reports[col.idx]
-        h = r["head"]
-        tool = h["tool"]["version"] + (f" ({h['tool']['git_commit'][:10]})"
-                                       if h["tool"].get("git_commit") else "")
-        intr = (f'<br><b style="color:#b71c1c">interrupted: {_h(h["interrupted"])}</b>'
-                if h.get("interrupted") else "")
-        total = t.cells[(col.idx, col.semantics, "*", "*", "*")].total()
-        o.append(f"<tr><td>{_h(col.label)}</td><td>{_h(h['backend']['name'])}{intr}</td>"
-                 f"<td>{_h(tool)}</td><td>{_h(col.semantics)}</td>"
-                 f"<td>{_h(', '.join(h['backend']['apis']))}</td>"
-                 f"<td>{_h(h.get('known_failures') or 'none')}</td>"
-                 f"<td>{_h(h.get('seed'))} / {_h(h.get('sweep'))}</td><td>{total}</td>"
-                 f"<td>{float(h['elapsed_s']):.1f} s</td><td>{_h(r['path'])}</td></tr>")
+    o.append("<h2>Implementations</h2><div class=wrap><table id=impls><tr><th>implementation</th>"
+             "<th>as the backend names itself</th><th>gscheck</th><th>cases per semantics</th>"
+             "<th>API levels</th><th>known failures</th><th>seed / sweep</th><th>cases</th>"
+             "<th>time</th><th>report</th></tr>")
+    for r in report_rows(t):
+        intr = (f'<br><b style="color:#b71c1c">interrupted: {_h(r["interrupted"])}</b>'
+                if r["interrupted"] else "")
+        o.append("<tr>" + "".join(f"<td>{_h(r[k])}{intr if k == 'backend' else ''}</td>" for k in
+                                  ("label", "backend", "tool", "semantics", "apis", "known",
+                                   "sweep", "cases", "time", "path")) + "</tr>")
     o.append("</table></div>")
     for op in t.ops:
         o.append(f'<h2 id="op-{_h(op)}">{_h(op)}</h2><div class=wrap><table class="op-table" '
