@@ -135,6 +135,17 @@ venv_for() {
   tail -n1 <<<"$log"
 }
 
+# pin_of NAME VENV REQUIREMENTS: records what NAME runs, the first pin of REQUIREMENTS as the venv
+# has it installed (the product: onnxruntime, openvino, ai-edge-litert, tensorflow-cpu, torch).
+versions=()
+pin_of() {
+  local dist have
+  dist="$(grep -m1 -oE '^[A-Za-z0-9_.-]+' "$3" 2>/dev/null)" || return 0
+  have="$("$2/bin/python" -c 'import importlib.metadata as m, sys; print(m.version(sys.argv[1]))' \
+    "$dist" 2>/dev/null)" || have="not installed"
+  versions+=(--version "$1=$dist $have")
+}
+
 # plugin_lib TARGET: the plugin's path, built when missing (unless --no-build).
 plugin_lib() {
   local lib="$build/plugins/lib$1.so"
@@ -174,14 +185,17 @@ for spec in "tf gscheck_tf_plugin tf_venv.sh plugins/tensorflow/tf_2_21_known_fa
     skip "$name" "no $build/plugins/lib$target.so (--no-build)"
     continue
   fi
-  if ! reason="$(venv_for "$root/scripts/$venv_script" 2>&1 >/dev/null)"; then
-    skip "$name" "$reason"
+  if ! venv="$(venv_for "$root/scripts/$venv_script" 2>/tmp/conformance.$$.why)"; then
+    skip "$name" "$(cat /tmp/conformance.$$.why)"
+    rm -f /tmp/conformance.$$.why
     continue
   fi
+  rm -f /tmp/conformance.$$.why
   if ! lib="$(plugin_lib "$target")"; then
-    skip "$name" "no $build/plugins/lib$target.so (configure the build after scripts/$venv_script; or drop --no-build)"
+    skip "$name" "no $build/plugins/lib$target.so after building it"
     continue
   fi
+  pin_of "$name" "$venv" "$root/tools/requirements-${venv_script%_venv.sh}.txt"
   run_impl "$name" "plugin:$lib" "$root/$known"
 done
 
@@ -204,6 +218,8 @@ for module in "$root"/plugins/*/*_backend.py; do
   rm -f /tmp/conformance.$$.why
   known="$(dirname "$module")/${name}_known_failures.json"
   [[ -f "$known" ]] || known=""
+  venv_name="$(basename "$script" _venv.sh)"
+  pin_of "$name" "$venv" "$root/tools/requirements-$venv_name.txt"
   run_impl "$name" "python:$module" "$known" --python-venv "$venv"
 done
 t_end=$(date +%s.%N)
@@ -222,5 +238,6 @@ fi
 note="$(date -u +%Y-%m-%d) on $(nproc) cores: the runs took $took s"
 ((${#skipped[@]})) && note+="; skipped: $(printf '%s; ' "${skipped[@]}")"
 python3 "$root/tools/conformance.py" --md "$md" --html "$html" --cases-per-cell "$per_cell" \
+  --root "$root" "${versions[@]}" \
   --note "$note" --command "scripts/conformance.sh${args[*]:+ ${args[*]}}" "${reports[@]}" || exit 1
 ((${#failed[@]} == 0))

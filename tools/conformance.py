@@ -36,7 +36,7 @@ GLYPH = {k: g for k, _, g in KINDS}
 WORST_FIRST = ["crash", "differ", "rule", "agree", "skipped", "unimpl"]
 MAX_VALUE_CHARS = 256 << 20  # one JSON value (a case) larger than this is not a report
 CHUNK = 1 << 20
-UNPARSED = "(unparsed)"
+UNPARSED = "(no op: file unparsed or unread)"
 MD_FAILURES = 60  # failing cases the markdown lists (two per cell at most)
 
 
@@ -367,9 +367,32 @@ def load_known_failures(path, report_path):
     return {}
 
 
+def _option(argv, name):
+    for i, a in enumerate(argv):
+        if a == name and i + 1 < len(argv):
+            return argv[i + 1]
+        if a.startswith(name + "="):
+            return a[len(name) + 1:]
+    return None
+
+
+def python_backend(head):
+    """The backend as the run named it, and for a python:MODULE backend the --backend text that
+    replays it: its report names the Python host plugin, whose replay lines lack the module."""
+    name = head["backend"]["name"]
+    argv = head.get("argv") if isinstance(head.get("argv"), list) else []
+    given = _option(argv, "--backend")
+    if not (given and given.startswith("python:") and name.startswith("plugin:")
+            and name.endswith("libgscheck_python_plugin.so")):
+        return name, None
+    venv = _option(argv, "--python-venv")
+    return given, f"--backend {given}" + (f" --python-venv {venv}" if venv else "")
+
+
 class Table:
-    def __init__(self, cap):
+    def __init__(self, cap, versions=None):
         self.cap = cap
+        self.versions = versions or {}  # label -> what it runs (pinned packages)
         self.reports = []  # dicts: label, path, head, known (entry -> (reason, link))
         self.cells = {}    # (report idx, semantics, op, dtype, api) -> Cell; "*" aggregates
         self.rule_text = {}  # (report idx, entry) -> (reason, link) from the cases
@@ -394,8 +417,14 @@ class Table:
                                                                str(kf.get("link", ""))))
 
         head = read_report(path, on_case)
-        self.reports.append({"label": label or head["backend"]["name"], "path": path,
-                             "head": head,
+        backend, replay = python_backend(head)
+        if replay:
+            for key, cell in self.cells.items():
+                if key[0] == idx:
+                    for e in cell.examples:
+                        e["repro"] = e["repro"].replace("--backend " + head["backend"]["name"], replay, 1)
+        self.reports.append({"label": label or backend, "path": path, "head": head,
+                             "backend": backend,
                              "known": load_known_failures(head.get("known_failures"), path)})
 
     def finish(self):
@@ -489,7 +518,8 @@ def report_rows(t):
         for (idx, sem) in sorted({(k[0], k[1]) for k in t.cells if k[0] == i}):
             n = t.cells[(idx, sem, "*", "*", "*")].total()
             sems.append(f"{sem} {n}" + (" (none ran: no column)" if (idx, sem) in t.hidden else ""))
-        rows.append({"label": r["label"], "backend": h["backend"]["name"], "tool": tool,
+        rows.append({"label": r["label"], "backend": r["backend"], "tool": tool,
+                     "version": t.versions.get(r["label"], ""),
                      "semantics": ", ".join(sems), "apis": ", ".join(h["backend"]["apis"]),
                      "known": os.path.basename(h.get("known_failures") or "") or "none",
                      "sweep": f"{h.get('seed')} / {h.get('sweep')}", "cases": h["cases"],
@@ -499,12 +529,13 @@ def report_rows(t):
 
 
 def implementations_md(t):
-    out = ["| implementation | as the backend names itself | gscheck | cases per semantics "
+    out = ["| implementation | backend | version | gscheck | cases per semantics "
            "| API levels | known failures | seed / sweep | cases | time |",
-           "|---|---|---|---|---|---|---|---|---|"]
+           "|---|---|---|---|---|---|---|---|---|---|"]
     for r in report_rows(t):
         note = f" — **interrupted: {_md(r['interrupted'])}**" if r["interrupted"] else ""
-        out.append(f"| {_md(r['label'])} | {_md(r['backend'])}{note} | {_md(r['tool'])} | "
+        out.append(f"| {_md(r['label'])} | {_md(r['backend'])}{note} | {_md(r['version'])} | "
+                   f"{_md(r['tool'])} | "
                    f"{_md(r['semantics'])} | {_md(r['apis'])} | {_md(r['known'])} | "
                    f"{r['sweep']} | {r['cases']} | {r['time']} |")
     return out
@@ -784,14 +815,14 @@ def html_page(t, meta):
         o.append(f'<tr><th><a href="#op-{_h(op)}">{_h(op)}</a></th>{tds}</tr>')
     o.append("</table></div>")
     o.append("<h2>Implementations</h2><div class=wrap><table id=impls><tr><th>implementation</th>"
-             "<th>as the backend names itself</th><th>gscheck</th><th>cases per semantics</th>"
+             "<th>backend</th><th>version</th><th>gscheck</th><th>cases per semantics</th>"
              "<th>API levels</th><th>known failures</th><th>seed / sweep</th><th>cases</th>"
              "<th>time</th><th>report</th></tr>")
     for r in report_rows(t):
         intr = (f'<br><b style="color:#b71c1c">interrupted: {_h(r["interrupted"])}</b>'
                 if r["interrupted"] else "")
         o.append("<tr>" + "".join(f"<td>{_h(r[k])}{intr if k == 'backend' else ''}</td>" for k in
-                                  ("label", "backend", "tool", "semantics", "apis", "known",
+                                  ("label", "backend", "version", "tool", "semantics", "apis", "known",
                                    "sweep", "cases", "time", "path")) + "</tr>")
     o.append("</table></div>")
     for op in t.ops:
@@ -845,13 +876,22 @@ def main(argv):
     p.add_argument("--command", help="the command shown as having produced the table "
                    "(default: this one)")
     p.add_argument("--date", help="the date shown (default: now, UTC)")
+    p.add_argument("--version", action="append", default=[], metavar="LABEL=TEXT",
+                   help="what implementation LABEL runs (its pinned packages), for the header")
+    p.add_argument("--root", help="show paths under DIR relative to it (and $HOME as ~)")
     p.add_argument("--note", default="", help="a line for the header (how long the runs took)")
     a = p.parse_args(argv)
     if not a.md and not a.html:
         p.error("nothing to write: give --md FILE and/or --html FILE")
     if a.cases_per_cell < 0:
         p.error("--cases-per-cell must be >= 0")
-    t = Table(a.cases_per_cell)
+    versions = {}
+    for v in a.version:
+        if "=" not in v:
+            p.error(f"--version {v!r}: expected LABEL=TEXT")
+        k, text = v.split("=", 1)
+        versions[k] = text
+    t = Table(a.cases_per_cell, versions)
     try:
         for spec in a.reports:
             label, path = (spec.split("=", 1) if "=" in spec and not os.path.exists(spec)
@@ -868,10 +908,17 @@ def main(argv):
             "date": a.date or datetime.datetime.now(datetime.timezone.utc).strftime(
                 "%Y-%m-%d %H:%M UTC"),
             "command": a.command or " ".join(["tools/conformance.py"] + argv), "note": a.note}
+    def short(text):
+        # Replay lines a reader can paste from the source tree: paths under --root relative.
+        for base, to in ((a.root, ""), (os.path.expanduser("~"), "~/")):
+            if base and not set('"\\<>&') & set(base):
+                text = text.replace(os.path.abspath(base).rstrip("/") + "/", to)
+        return text
+
     if a.md:
-        write_markdown(a.md, markdown(t, meta), a.title)
+        write_markdown(a.md, short(markdown(t, meta)), a.title)
     if a.html:
-        _write(a.html, html_page(t, meta))
+        _write(a.html, short(html_page(t, meta)))
     print(f"conformance: {len(t.reports)} reports, {len(t.columns)} columns, {len(t.rows)} rows"
           + (f"; markdown {a.md}" if a.md else "") + (f"; HTML {a.html}" if a.html else ""))
     return 0

@@ -124,7 +124,7 @@ def expected_cells():
             glyph = ("○" if v == "UNIMPLEMENTED" else "⊘" if v == "SKIPPED" else
                      "☠" if internal and v not in ("PASSED", "XPASS") else
                      "✓" if v in ("PASSED", "XPASS") else "≈" if v == "XFAIL" else "✗")
-            key = (label, c["semantics"], c["op"] or "(unparsed)", dt, c["api"])
+            key = (label, c["semantics"], c["op"] or "(no op: file unparsed or unread)", dt, c["api"])
             cells.setdefault(key, Counter())[glyph] += 1
     # A semantics of which no case ran gets no column.
     ran = {k[:2] for k, n in cells.items() if set(n) - {"○", "⊘"}}
@@ -139,7 +139,7 @@ def markdown_cells(md):
     """(label, semantics, op, dtype, api) -> (Counter, cell text) from the per-op tables."""
     cells, op, cols = {}, None, None
     for line in md.splitlines():
-        m = re.match(r"### (\S+)$", line)
+        m = re.match(r"### (.+)$", line)
         if m:
             op, cols = m.group(1), None
             continue
@@ -250,6 +250,33 @@ class TableTest(unittest.TestCase):
             self.assertLessEqual(max(kinds.values(), default=0), 1)
             capped += cell["failing"] > len(cell["examples"])
         self.assertGreater(capped, 0, "no cell had more failing cases than the cap")
+
+
+class PythonBackendTest(unittest.TestCase):
+    def test_replay_names_the_module_and_venv(self):
+        # A python:MODULE report names the host plugin as its backend, and so do its replay
+        # lines; the table gives the module and venv from the run's argv instead.
+        with open(dict(FIX["reports"])["flaky"]) as f:
+            r = json.load(f)
+        host = "plugin:/opt/gscheck/libgscheck_python_plugin.so"
+        old = r["backend"]["name"]
+        r["backend"]["name"] = host
+        r["argv"] = ["gscheck", "run", "--backend", "python:/src/m_backend.py", "--python-venv",
+                     "/venvs/m"]
+        for c in r["cases"]:
+            c["repro"] = c["repro"].replace(old, host)
+        path = os.path.join(FIX["_dir"], "python.json")
+        with open(path, "w") as f:
+            json.dump(r, f)
+        md = os.path.join(FIX["_dir"], "python.md")
+        rc, out, err = tool("--md", md, path)
+        self.assertEqual(rc, 0, err)
+        with open(md) as f:
+            text = f.read()
+        self.assertIn("| python:/src/m_backend.py | python:/src/m_backend.py |", text)
+        self.assertRegex(text, r"replay: `gscheck eval --backend python:/src/m_backend.py "
+                               r"--python-venv /venvs/m --repeat 2 \S+\.json`")
+        self.assertNotIn("libgscheck_python_plugin.so", text)
 
 
 class BadInputTest(unittest.TestCase):
@@ -466,7 +493,7 @@ def main():
     if ARGS.which == "browser" and not (ARGS.chromium and os.access(ARGS.chromium, os.X_OK)):
         print("SKIPPED: no chromium (Debian package chromium; scripts/setup.sh installs it)")
         return 77
-    tests = [TableTest, BadInputTest] if ARGS.which == "table" else [BrowserTest]
+    tests = [TableTest, PythonBackendTest, BadInputTest] if ARGS.which == "table" else [BrowserTest]
     suite = unittest.TestSuite(unittest.defaultTestLoader.loadTestsFromTestCase(t) for t in tests)
     result = unittest.TextTestRunner(verbosity=2).run(suite)
     return 0 if result.wasSuccessful() else 1
