@@ -6,7 +6,7 @@ implementation; `LABEL=FILE` names its column (default: the backend's name). The
 implementation (and semantics profile) with op x dtype x API level; each cell counts its cases as
 agrees / differs by rule (an XFAIL, naming the known-failures entry) / differs / crashes /
 unimplemented / skipped. Reports are read as a stream, one case at a time, and at most
---cases-per-cell failing cases per cell and kind are kept for the page.
+--cases-per-cell failing cases per cell, kind and verdict are kept for the page.
 
 Exit status: 0 written, 2 bad input (the message names the file and the field) or bad usage.
 Python 3 standard library only. See docs/conformance.md.
@@ -32,7 +32,6 @@ KINDS = [("agree", "agrees", "✓"), ("rule", "differs by rule (known failure)",
          ("differ", "differs (unexplained)", "✗"), ("crash", "crashes or hangs", "☠"),
          ("skipped", "skipped (over the memory budget)", "⊘"),
          ("unimpl", "unimplemented (outside the declared contract)", "○")]
-GLYPH = {k: g for k, _, g in KINDS}
 WORST_FIRST = ["crash", "differ", "rule", "agree", "skipped", "unimpl"]
 MAX_VALUE_CHARS = 256 << 20  # one JSON value (a case) larger than this is not a report
 CHUNK = 1 << 20
@@ -296,9 +295,10 @@ def case_summary(c, kind):
                         "link": str(kf.get("link", ""))}
     diff = c.get("differences")
     if isinstance(diff, dict):
-        out["differences"] = [[g.get("entry", ""), g.get("count", 0), _cut(str(g.get("example", "")), 300)]
-                              for part in ("explained", "unexplained")
-                              for g in (diff.get(part) or [])[:6] if isinstance(g, dict)]
+        out["differences"] = [
+            [g.get("entry", ""), g.get("count", 0), _cut(str(g.get("example", "")), 300)]
+            for part in ("explained", "unexplained")
+            for g in (diff.get(part) or [])[:6] if isinstance(g, dict)]
     return out
 
 
@@ -405,8 +405,9 @@ class Table:
             kind = kind_of(c)
             op = c["op"] or UNPARSED
             dt = data_dtype(c)
-            for key in ((idx, c["semantics"], op, dt, c["api"]), (idx, c["semantics"], op, "*", "*"),
-                        (idx, c["semantics"], "*", "*", "*")):
+            sem = c["semantics"]
+            for key in ((idx, sem, op, dt, c["api"]), (idx, sem, op, "*", "*"),
+                        (idx, sem, "*", "*", "*")):
                 cell = self.cells.get(key)
                 if cell is None:
                     cell = self.cells[key] = Cell()
@@ -422,7 +423,8 @@ class Table:
             for key, cell in self.cells.items():
                 if key[0] == idx:
                     for e in cell.examples:
-                        e["repro"] = e["repro"].replace("--backend " + head["backend"]["name"], replay, 1)
+                        e["repro"] = e["repro"].replace(
+                            "--backend " + head["backend"]["name"], replay, 1)
         self.reports.append({"label": label or backend, "path": path, "head": head,
                              "backend": backend,
                              "known": load_known_failures(head.get("known_failures"), path)})
@@ -475,8 +477,8 @@ class Table:
         return self.cells.get((col.idx, col.semantics, op, dt, api))
 
     def refs(self, col, cell):
-        return [f"R{self.rule_ref[(col.idx, e)]}" for e in sorted(cell.rules,
-                                                                   key=lambda e: self.rule_ref[(col.idx, e)])]
+        numbers = sorted(self.rule_ref[(col.idx, e)] for e in cell.rules)
+        return [f"R{n}" for n in numbers]
 
     def cell_text(self, col, cell):
         if cell is None or cell.total() == 0:
@@ -579,7 +581,8 @@ def markdown(t, meta):
     for col in cols:
         for (op, dt, api) in t.rows:
             cell = t.cell(col, op, dt, api)
-            bad = sorted((e for e in (cell.examples if cell else []) if e["kind"] in ("crash", "differ")),
+            bad = sorted((e for e in (cell.examples if cell else [])
+                          if e["kind"] in ("crash", "differ")),
                          key=lambda e: (e["kind"] != "crash", e["verdict"] != "FAILED"))
             for e in bad[:2]:
                 what = e.get("crash") or e["verdict"]
@@ -654,7 +657,7 @@ table.mm td,table.mm th{font:12px/1.3 ui-monospace,"DejaVu Sans Mono",monospace;
 .kv{margin:2px 0;display:grid;grid-template-columns:128px 1fr;gap:8px}
 .kv b{color:#37474f}
 .kv span{word-break:break-word}
-body.panel-open main{margin-right:min(720px,52vw)}
+body.panel-open main,body.panel-open header{margin-right:min(720px,52vw)}
 """
 
 JS = r"""
@@ -762,6 +765,10 @@ def _h(s):
     return html.escape(str(s), quote=True)
 
 
+def _slug(op):
+    return "op-" + (re.sub(r"[^a-z0-9_]+", "-", op).strip("-") or "x")
+
+
 def html_page(t, meta):
     cells, cell_ids = {}, {}
     rules = {r["ref"]: dict(r, cases_here={}) for r in t.rules}
@@ -786,8 +793,9 @@ def html_page(t, meta):
             if cell.kinds[k]:
                 extra = f' <small>{",".join(refs)}</small>' if k == "rule" else ""
                 parts.append(f'<span title="{_h(words)}">{g}{cell.kinds[k]}</span>{extra}')
+        kinds = " ".join(f"{k}={cell.kinds[k]}" for k, _, _ in KINDS if cell.kinds[k])
         return (f'<td class="cell k-{cell.worst()}" tabindex="0" data-cell="{cid}" '
-                f'data-kinds="{_h(" ".join(f"{k}={cell.kinds[k]}" for k, _, _ in KINDS if cell.kinds[k]))}" '
+                f'data-kinds="{_h(kinds)}" '
                 f'title="{_h(title)}">{" ".join(parts)}</td>')
 
     cols = t.columns
@@ -805,14 +813,15 @@ def html_page(t, meta):
     o.append('<h2>Legend</h2><p class="legend">' + "".join(
         f'<span class="sw k-{k}">{g} {_h(w)}</span>' for k, w, g in KINDS) +
         "</p><p class=muted>Each cell counts its cases by kind; its colour is its worst kind. "
-        "R<i>n</i> names the known-failures entries (listed at the end) that explain its ≈ cases. "
+        "R<i>n</i> names the known-failures entries (listed at the end) that explain its ≈ "
+        "cases. "
         f"At most {t.cap} cases per cell, kind and verdict are kept on this page.</p>")
     o.append(f'<h2 id="overview">Overview: all dtypes and API levels</h2><div class=wrap>'
              f'<table id="overview-table"><tr><th>op</th>{colhead}</tr>')
     for op in t.ops:
         tds = "".join(cell_td(c, (c.idx, c.semantics, op, "*", "*"),
                               f"{c.label} ({c.semantics}): {op}, all dtypes") for c in cols)
-        o.append(f'<tr><th><a href="#op-{_h(op)}">{_h(op)}</a></th>{tds}</tr>')
+        o.append(f'<tr><th><a href="#{_slug(op)}">{_h(op)}</a></th>{tds}</tr>')
     o.append("</table></div>")
     o.append("<h2>Implementations</h2><div class=wrap><table id=impls><tr><th>implementation</th>"
              "<th>backend</th><th>version</th><th>gscheck</th><th>cases per semantics</th>"
@@ -821,12 +830,13 @@ def html_page(t, meta):
     for r in report_rows(t):
         intr = (f'<br><b style="color:#b71c1c">interrupted: {_h(r["interrupted"])}</b>'
                 if r["interrupted"] else "")
-        o.append("<tr>" + "".join(f"<td>{_h(r[k])}{intr if k == 'backend' else ''}</td>" for k in
-                                  ("label", "backend", "version", "tool", "semantics", "apis", "known",
-                                   "sweep", "cases", "time", "path")) + "</tr>")
+        keys = ("label", "backend", "version", "tool", "semantics", "apis", "known", "sweep",
+                "cases", "time", "path")
+        o.append("<tr>" + "".join(f"<td>{_h(r[k])}{intr if k == 'backend' else ''}</td>"
+                                  for k in keys) + "</tr>")
     o.append("</table></div>")
     for op in t.ops:
-        o.append(f'<h2 id="op-{_h(op)}">{_h(op)}</h2><div class=wrap><table class="op-table" '
+        o.append(f'<h2 id="{_slug(op)}">{_h(op)}</h2><div class=wrap><table class="op-table" '
                  f'data-op="{_h(op)}"><tr><th>dtype</th><th>API</th>{colhead}</tr>')
         for (rop, dt, api) in t.rows:
             if rop != op:
