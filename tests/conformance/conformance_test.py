@@ -95,8 +95,8 @@ def setUpModule():
     FIX["reports"] = build_fixture(root)
     FIX["_md"] = os.path.join(root, "conformance.md")
     FIX["_html"] = os.path.join(root, "conformance.html")
-    rc, out, err = tool("--md", FIX["_md"], "--html", FIX["_html"],
-                        *[f"{l}={p}" for l, p in FIX["reports"]])
+    rc, out, err = tool("--md", FIX["_md"], "--html", FIX["_html"], "--version",
+                        "flaky=flaky-gather 1.0", *[f"{l}={p}" for l, p in FIX["reports"]])
     if rc != 0:
         raise RuntimeError(f"conformance.py exited {rc}: {out}{err}")
 
@@ -179,6 +179,7 @@ class TableTest(unittest.TestCase):
             for sem, n in Counter(c["semantics"] for c in head["cases"]).items():
                 self.assertIn(f"{sem} {n}", row)
         self.assertRegex(self.md, r"Generated \d{4}-\d\d-\d\d \d\d:\d\d UTC")
+        self.assertRegex(self.md, r"\n\| flaky \| plugin:\S+ \| flaky-gather 1\.0 \|")
 
     def test_a_semantics_that_never_ran_has_no_column(self):
         # The example plugin claims tf-gpu only: the tf-cpu corpus files are all UNIMPLEMENTED.
