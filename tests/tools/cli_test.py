@@ -268,7 +268,7 @@ class CliTest(unittest.TestCase):
         self.assertEqual(swept, exported)
         rc, out, err = self.gscheck("run", "--backend", "reference", "--semantics", "tf-tpu")
         self.assertEqual(rc, 2)
-        self.assertIn("--semantics: expected tf-cpu or tf-gpu, got 'tf-tpu'", err)
+        self.assertIn("--semantics: expected one of tf-cpu, tf-gpu, xla, jax, got 'tf-tpu'", err)
         rc, out, err = self.gscheck("run", "--backend", "reference", "--boundary-fraction", "0.25",
                                     "--sweep", "3", "--seed", "1", empty)
         self.assertEqual(rc, 0, out + err)
