@@ -206,7 +206,7 @@ Outcome run_gather(const Case& c, const Options& options) {
   g.inner = product(pd, a + 1, pd.size()).value;
   g.n = indices.num_elements() / g.batch;
 
-  if (g.dim == 0 && c.semantics != Semantics::kTfCpu) {
+  if (g.dim == 0) {
     if (std::optional<Error> e = gather_from_empty_dim(c.semantics, static_cast<int>(axis)))
       return *e;
   }

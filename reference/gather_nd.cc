@@ -159,9 +159,7 @@ Outcome run_gather_nd(const Case& c, const Options& options) {
   }
   if (std::optional<Error> e = xla_string_error(c.semantics, params.dtype(), "gather_nd"))
     return *e;
-  Expected<BadIndicesPolicy> policy =
-      is_xla_profile(c.semantics) ? Expected<BadIndicesPolicy>(xla_policy(c.bad_indices_policy))
-                                  : parse_policy(c.bad_indices_policy);
+  Expected<BadIndicesPolicy> policy = parse_policy(c.bad_indices_policy, c.semantics);
   if (!policy.ok()) {
     return unsupported("gather_nd: TensorFlow has no GatherNd kernel for bad_indices_policy \"" +
                        c.bad_indices_policy + "\" (it registers \"\", DEFAULT, ERROR, IGNORE)");
@@ -209,7 +207,7 @@ Outcome run_gather_nd(const Case& c, const Options& options) {
 
   if (rows.value == 0) return out;
   if (params.num_elements() == 0) {
-    if (c.semantics == Semantics::kXla || c.semantics == Semantics::kJax) {
+    if (is_xla_profile(c.semantics)) {
       // Rows read a dim of 0: the first one (output elements exist, so it is an indexed dim).
       const int zero_dim = static_cast<int>(std::find(pd.begin(), pd.end(), 0) - pd.begin());
       if (std::optional<Error> e = gather_from_empty_dim(c.semantics, zero_dim)) return *e;

@@ -395,9 +395,7 @@ Outcome run_scatter_nd(const Case& c, const Options& options) {
     return unsupported(std::string(op_name(c.op)) + ": TensorFlow has no " + name +
                        " CPU kernel for dtype " + std::string(dtype_name(dt)));
   }
-  Expected<BadIndicesPolicy> policy =
-      is_xla_profile(c.semantics) ? Expected<BadIndicesPolicy>(xla_policy(c.bad_indices_policy))
-                                  : parse_policy(c.bad_indices_policy);
+  Expected<BadIndicesPolicy> policy = parse_policy(c.bad_indices_policy, c.semantics);
   if (!policy.ok()) return policy.error();
 
   if (indices.rank() < 1) {

@@ -7,7 +7,9 @@
 
 namespace gscheck::reference::detail {
 
-Expected<BadIndicesPolicy> parse_policy(std::string_view s) {
+Expected<BadIndicesPolicy> parse_policy(std::string_view s, Semantics semantics) {
+  if (is_xla_profile(semantics))
+    return s == "IGNORE" ? BadIndicesPolicy::kIgnore : BadIndicesPolicy::kDefault;
   if (std::optional<BadIndicesPolicy> p = bad_indices_policy_from_name(s)) return *p;
   return invalid_argument("Unknown bad indices handling attribute: " + std::string(s));
 }
@@ -25,10 +27,6 @@ bool bad_indices_raise(Semantics s, BadIndicesPolicy p) {
   return true;
 }
 
-BadIndicesPolicy xla_policy(std::string_view s) {
-  return s == "IGNORE" ? BadIndicesPolicy::kIgnore : BadIndicesPolicy::kDefault;
-}
-
 std::optional<Error> xla_string_error(Semantics s, DType dt, std::string_view op) {
   if (!is_xla_profile(s) || dt != DType::kString) return std::nullopt;
   return unsupported(std::string(op) + ": XLA compiles no string tensors (" +
@@ -43,9 +41,8 @@ std::optional<Error> gather_from_empty_dim(Semantics s, int dim) {
 }
 
 IndexRule index_rule(Semantics s, bool gathers, BadIndicesPolicy p) {
-  const bool xla = s == Semantics::kXla || s == Semantics::kJax;
   return IndexRule{.wrap_negative = s == Semantics::kJax,
-                   .clamp = xla && gathers && p != BadIndicesPolicy::kIgnore};
+                   .clamp = is_xla_profile(s) && gathers && p != BadIndicesPolicy::kIgnore};
 }
 
 std::string slice_debug_string(const Shape& shape, int64_t flat) {

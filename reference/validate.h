@@ -15,8 +15,10 @@
 
 namespace gscheck::reference::detail {
 
-/// The attribute's value (core's vocabulary), or TensorFlow's error for an unknown one.
-Expected<BadIndicesPolicy> parse_policy(std::string_view s);
+/// The attribute's value (core's vocabulary), or TensorFlow's error for an unknown one. Under xla
+/// and jax, what XLA reads from the text: IGNORE, or DEFAULT for any other text (TF-XLA 2.21 takes
+/// "FOO" without an error; docs/spec_notes.md).
+Expected<BadIndicesPolicy> parse_policy(std::string_view s, Semantics semantics);
 
 /// Whether an out-of-range index raises. tf-cpu raises unless IGNORE. tf-gpu kernels drop bad
 /// indices; they are not registered for ERROR, so TensorFlow places such a node on its CPU
@@ -151,10 +153,6 @@ IndexRule index_rule(Semantics s, bool gathers, BadIndicesPolicy p);
 
 /// xla and jax: XLA's compiler, not TensorFlow's kernels, runs the op.
 inline bool is_xla_profile(Semantics s) { return s == Semantics::kXla || s == Semantics::kJax; }
-
-/// The policy XLA reads from the attribute text: IGNORE, or DEFAULT for any other text (TF-XLA
-/// 2.21 takes "FOO" without an error; docs/spec_notes.md).
-BadIndicesPolicy xla_policy(std::string_view s);
 
 /// xla and jax: XLA has no string type, so a string op is refused when compiled (kUnsupported).
 std::optional<Error> xla_string_error(Semantics s, DType dt, std::string_view op);

@@ -40,9 +40,7 @@ _NUMERIC = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uin
             "float32", "float64"]
 CONTRACT = {
     "name": f"onnxruntime {ort.__version__} CPU",
-    "ops": ["gather", "gather_nd", "scatter_nd", "tensor_scatter_nd_update",
-            "tensor_scatter_nd_add", "tensor_scatter_nd_sub", "tensor_scatter_nd_min",
-            "tensor_scatter_nd_max"],
+    "ops": tf_checks.OPS,
     # The CPU EP's Gather, GatherND and ScatterND types; no complex (not an ORT tensor type).
     "dtypes": ["bool"] + _NUMERIC,
     "index_dtypes": ["int32", "int64"],

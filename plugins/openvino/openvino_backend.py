@@ -39,9 +39,7 @@ import tf_checks  # noqa: E402
 
 CONTRACT = {
     "name": f"openvino {ov.__version__.split('-')[0]} CPU",
-    "ops": ["gather", "gather_nd", "scatter_nd", "tensor_scatter_nd_update",
-            "tensor_scatter_nd_add", "tensor_scatter_nd_sub", "tensor_scatter_nd_min",
-            "tensor_scatter_nd_max"],
+    "ops": tf_checks.OPS,
     # Not int64, uint64 or float64: the CPU plugin runs them as int32 and float32 (int64 data
     # keeps its low 32 bits, float64 is rounded to float32; docs/spec_notes.md), so it does not
     # implement them. Complex has no OpenVINO element type.

@@ -1,18 +1,19 @@
 """TensorFlow's shape, dtype and attribute checks for the gather/scatter ops at the Python API
-level, in TensorFlow's order, for Python-hosted backends that run another runtime's kernels
-(plugins/onnxruntime, plugins/openvino, plugins/litert).
+level, in TensorFlow's order, for Python-hosted backends: examples/python/numpy_backend.py and
+those that run another runtime's kernels (plugins/onnxruntime, plugins/openvino, plugins/litert).
 
 A model converter sees these shapes when it converts a graph, so what is decidable from shapes,
 dtypes and attributes is TensorFlow's rule here; what depends on index values is left to the
 runtime, so its bad-index behaviour is what gets graded. Each function allocates the output with
 gscheck.output() where TensorFlow allocates it (a memory budget is reported at the same point)
-and returns it with what the backend needs. The rules are those of
-examples/python/numpy_backend.py, whose data movement is left out.
+and returns it with what the backend needs; the backend moves the data.
 """
 import numpy as np
 
 import gscheck
 
+OPS = ["gather", "gather_nd", "scatter_nd", "tensor_scatter_nd_update", "tensor_scatter_nd_add",
+       "tensor_scatter_nd_sub", "tensor_scatter_nd_min", "tensor_scatter_nd_max"]
 INT32_MAX = 2**31 - 1
 MAX_RANK = 254  # TensorFlow's TensorShape
 POLICIES = ("", "DEFAULT", "ERROR", "IGNORE")
