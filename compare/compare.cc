@@ -13,6 +13,7 @@
 #include "compare/elements.h"
 #include "compare/scatter_rows.h"
 #include "compare/summation.h"
+#include "compare/triage.h"
 #include "core/message_regex.h"
 
 namespace gscheck::compare {
@@ -53,7 +54,7 @@ class Tally {
   void reject(int64_t i, std::string expected, std::string got, bool nan_admissible = false) {
     ++v_.mismatch_count;
     if (static_cast<int>(v_.mismatches.size()) < opts_.max_mismatches)
-      v_.mismatches.push_back({unravel(shape_, i), std::move(expected), std::move(got)});
+      v_.mismatches.push_back({unravel(shape_, i), std::move(expected), std::move(got), {}});
     if (v_.elements.size() < kMaxElementDiffs) {
       v_.elements.push_back({i, nan_admissible});
     } else {
@@ -553,6 +554,14 @@ bool only_flushed_subnormals(const Case& c, const Tensor& expected, const Tensor
   return differs;
 }
 
+namespace {
+// Each kept mismatch told in the case's terms (compare/triage.h).
+Comparison triaged(const Case& c, const Tensor& got, Comparison v) {
+  for (Mismatch& m : v.mismatches) m.triage = triage_element(c, got, m.index);
+  return v;
+}
+}  // namespace
+
 Comparison compare_outcomes(const Case& c, const Outcome& expected, const Outcome& got,
                             const Options& opts) {
   if (!expected.ok() && !got.ok()) {
@@ -572,7 +581,7 @@ Comparison compare_outcomes(const Case& c, const Outcome& expected, const Outcom
   if (!expected.ok())
     return fail("expected " + describe(expected.error()) + "; got " + describe(*got));
   if (!got.ok()) return fail("expected " + describe(*expected) + "; got " + describe(got.error()));
-  return compare_tensors(c, *expected, *got, opts);
+  return triaged(c, *got, compare_tensors(c, *expected, *got, opts));
 }
 
 bool messages_graded(const Options& opts, ErrorClass cls) {
@@ -593,7 +602,7 @@ Comparison check_expect(const Case& c, const Expect& expect, const Outcome& got,
   if (expect.output) {
     if (!got.ok())
       return fail("expected " + describe(*expect.output) + "; got " + describe(got.error()));
-    return compare_tensors(c, *expect.output, *got, opts);  // no copy of a large expected tensor
+    return triaged(c, *got, compare_tensors(c, *expect.output, *got, opts));  // no copy
   }
   if (!expect.error_class) return fail("the expect block names neither an output nor an error");
   const std::string want =

@@ -15,6 +15,9 @@ struct Mismatch {
   std::vector<int64_t> index;  ///< multi-index into the output tensor
   std::string expected;        ///< the expected value (or set / bound), printed for people
   std::string got;             ///< the value found
+  /// The element in the case's terms: its index row, what TensorFlow reads, which input element
+  /// the value found is (compare/triage.h); "" when the case's shapes do not decode.
+  std::string triage;
 };
 
 /// A differing element as known failures judge it (reports/known_failures.h): where it is, and

@@ -296,7 +296,7 @@ std::string result_text(const CaseResult& r) {
     if (ch.result.pass) continue;
     for (const auto& m : ch.result.mismatches)
       s += "    at " + compare::format_index(m.index) + ": expected " + m.expected + ", got " +
-           m.got + "\n";
+           m.got + (m.triage.empty() ? "" : "\n      " + m.triage) + "\n";
   }
   for (const auto& d : r.explained)
     s += "    explained by " + d.entry + ": " + std::to_string(d.count) + " difference(s), e.g. " +

@@ -118,7 +118,7 @@ std::string failure_text(const CaseResult& r) {
          c.result.summary + "\n";
     for (const auto& m : c.result.mismatches)
       s += "  at " + compare::format_index(m.index) + ": expected " + m.expected + ", got " +
-           m.got + "\n";
+           m.got + (m.triage.empty() ? "" : "\n    " + m.triage) + "\n";
   }
   if (r.runs > 1)
     s += "runs: " + std::to_string(r.runs) + ", " + std::to_string(r.differing_runs) +

@@ -49,8 +49,11 @@ json verdict_counts(const std::map<Verdict, int64_t>& counts) {
 
 json check_to_json(const Check& c) {
   json mismatches = json::array();
-  for (const auto& m : c.result.mismatches)
-    mismatches.push_back({{"index", m.index}, {"expected", m.expected}, {"got", m.got}});
+  for (const auto& m : c.result.mismatches) {
+    json jm = {{"index", m.index}, {"expected", m.expected}, {"got", m.got}};
+    if (!m.triage.empty()) jm["triage"] = m.triage;
+    mismatches.push_back(std::move(jm));
+  }
   return {{"against", c.against},
           {"pass", c.result.pass},
           {"summary", c.result.summary},

@@ -146,6 +146,7 @@ Expected<CaseResult> case_from_json(const json& j, const std::string& where) {
       GSCHECK_ASSIGN(mm.index, crd.ints(m, "index"));
       GSCHECK_ASSIGN(mm.expected, crd.get<std::string>(m, "expected"));
       GSCHECK_ASSIGN(mm.got, crd.get<std::string>(m, "got"));
+      if (m.contains("triage")) GSCHECK_ASSIGN(mm.triage, crd.get<std::string>(m, "triage"));
       check.result.mismatches.push_back(std::move(mm));
     }
     r.checks.push_back(std::move(check));

@@ -277,7 +277,7 @@ def case_summary(c, kind):
         if not isinstance(ch, dict) or ch.get("pass", True):
             continue
         mm = [[m.get("index", []), _cut(str(m.get("expected", "")), 200),
-               _cut(str(m.get("got", "")), 200)]
+               _cut(str(m.get("got", "")), 200), _cut(str(m.get("triage", "")), 400)]
               for m in (ch.get("mismatches") or [])[:8] if isinstance(m, dict)]
         checks.append({"against": str(ch.get("against", "")),
                        "summary": _cut(str(ch.get("summary", "")), 600),
@@ -696,18 +696,19 @@ JS = r"""
       kv(d, 'against ' + ch.against, ch.summary);
       if (ch.mismatches.length) {
         var tb = el('table', 'mm'), hr = el('tr');
-        ['output index', 'expected', 'got'].forEach(function (h) { hr.appendChild(el('th', null, h)); });
+        ['output index', 'expected', 'got', 'in the case\'s terms'].forEach(function (h) { hr.appendChild(el('th', null, h)); });
         tb.appendChild(hr);
         ch.mismatches.forEach(function (m) {
           var r = el('tr');
           r.appendChild(el('td', null, '[' + m[0].join(',') + ']'));
           r.appendChild(el('td', null, m[1]));
           r.appendChild(el('td', null, m[2]));
+          r.appendChild(el('td', 'triage', m[3] || ''));
           tb.appendChild(r);
         });
         if (ch.mismatch_count > ch.mismatches.length) {
           var more = el('tr'), td = el('td', 'muted', (ch.mismatch_count - ch.mismatches.length) + ' more differing elements');
-          td.colSpan = 3; more.appendChild(td); tb.appendChild(more);
+          td.colSpan = 4; more.appendChild(td); tb.appendChild(more);
         }
         d.appendChild(tb);
       }

@@ -452,7 +452,7 @@ class BrowserTest(unittest.TestCase):
         self.assertTrue(d and d["open"], d)
         self.assertIn("flaky", d["title"])
         rows = [r for case in d["cases"] for r in case["rows"]]
-        self.assertIn(["output index", "expected", "got"], rows)
+        self.assertIn(["output index", "expected", "got", "in the case's terms"], rows)
         values = [r for r in rows if r[0].startswith("[")]
         self.assertTrue(values, d)
         # The flaky plugin is off by one in element 0 on its second run.
@@ -464,6 +464,9 @@ class BrowserTest(unittest.TestCase):
         off_by_one = [r for r in values if r[0] == "[0]" and num(r[1]) is not None
                       and num(r[2]) == num(r[1]) + 1]
         self.assertTrue(off_by_one, values)
+        # Each differing element told in the case's terms (compare/triage.h): its index row.
+        self.assertTrue(all(len(r) == 4 and r[3].startswith("from indices") for r in off_by_one),
+                        off_by_one)
         self.assertTrue(all(case["repro"].startswith("gscheck eval --backend plugin:")
                             for case in d["cases"]))
 
