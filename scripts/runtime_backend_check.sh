@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Grade one of the shipped runtime backends (plugins/onnxruntime, plugins/openvino,
-# plugins/litert) through the Python host on the corpus and a seeded sweep, in its pinned venv.
+# Grade one of the shipped Python-hosted backends (plugins/onnxruntime, plugins/openvino,
+# plugins/litert, plugins/tf_xla, plugins/jax) through the Python host on the corpus and a
+# seeded sweep, in its pinned venv.
 #   with:    gscheck run --known-failures plugins/NAME/NAME_known_failures.json; passes when
 #            gscheck exits 0 (every departure explained) and every entry explained a case.
 #   without: the same run without the file; passes when gscheck exits 1 and the cases that fail
@@ -17,7 +18,10 @@ name="$1" mode="$2" gscheck="$3" out="$5"
 shift 5
 module="$root/plugins/$name/${name}_backend.py"
 known="$root/plugins/$name/${name}_known_failures.json"
-if [[ ! -f "$module" || ! -f "$known" || ! -x "$root/scripts/${name}_venv.sh" ]]; then
+# The venv: scripts/NAME_venv.sh, else that of NAME's prefix up to its first '_' (tf_xla: tf).
+venv_script="$root/scripts/${name}_venv.sh"
+[[ -x "$venv_script" ]] || venv_script="$root/scripts/${name%%_*}_venv.sh"
+if [[ ! -f "$module" || ! -f "$known" || ! -x "$venv_script" ]]; then
   echo "$0: no runtime backend '$name' (plugins/$name/${name}_backend.py)" >&2
   exit 2
 fi
@@ -25,7 +29,7 @@ if [[ "$mode" != with && "$mode" != without ]]; then
   echo "$0: mode must be 'with' or 'without', not '$mode'" >&2
   exit 2
 fi
-venv_out="$("$root/scripts/${name}_venv.sh")"
+venv_out="$("$venv_script")"
 rc=$?
 if ((rc != 0)); then
   echo "$venv_out"
@@ -33,8 +37,10 @@ if ((rc != 0)); then
 fi
 venv="$(tail -1 <<<"$venv_out")"
 mkdir -p "$out/$mode"
+# 1 GiB budget (a later --max-bytes wins): the runtimes build outputs of several GiB that no
+# TensorFlow limit stops under gscheck's 4 GiB default, and the worker then runs out of memory.
 args=(run --backend "python:$module" --python-venv "$venv" --seed 1 --quiet
-      --report "$out/$mode/report.json" "$@")
+      --max-bytes 1073741824 --report "$out/$mode/report.json" "$@")
 [[ "$mode" == with ]] && args+=(--known-failures "$known")
 start=$SECONDS
 "$gscheck" "${args[@]}" >"$out/$mode/run.txt" 2>&1

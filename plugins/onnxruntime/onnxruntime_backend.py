@@ -34,6 +34,7 @@ from onnx import TensorProto, helper
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import gscheck  # noqa: E402
 import tf_checks  # noqa: E402
+from signature_cache import SignatureCache  # noqa: E402
 
 OPSET = 18  # ScatterND's min/max reductions
 _NUMERIC = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
@@ -61,7 +62,8 @@ NO_KERNEL = re.compile(r"data type is not supported|Could not find an implementa
 ort.set_default_logger_severity(4)  # failed runs would print their error to stderr
 _run_options = ort.RunOptions()
 _run_options.log_severity_level = 4
-_sessions = {}
+# Sessions by signature, the least recently used dropped past 64 (plugins/python/signature_cache.py).
+_sessions = SignatureCache(64)
 
 
 def _vi(name, dtype, rank):
@@ -71,10 +73,7 @@ def _vi(name, dtype, rank):
 
 def _session(key, nodes, inputs, output, inits=()):
     """The cached session for a signature; inputs: [(name, dtype, rank)], output likewise."""
-    s = _sessions.get(key)
-    if isinstance(s, gscheck.Unimplemented):
-        raise s
-    if s is None:
+    def make():
         graph = helper.make_graph(nodes, key[0], [_vi(*i) for i in inputs], [_vi(*output)],
                                   initializer=list(inits))
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
@@ -84,15 +83,14 @@ def _session(key, nodes, inputs, output, inits=()):
         opts.inter_op_num_threads = 1
         opts.log_severity_level = 4
         try:
-            s = ort.InferenceSession(model.SerializeToString(), opts,
-                                     providers=["CPUExecutionProvider"])
+            return ort.InferenceSession(model.SerializeToString(), opts,
+                                        providers=["CPUExecutionProvider"])
         except Exception as e:  # the CPU EP has no kernel for this type
             if not NO_KERNEL.search(str(e)):
                 raise
-            _sessions[key] = gscheck.Unimplemented(f"onnxruntime: {e}")
-            raise _sessions[key] from None
-        _sessions[key] = s
-    return s
+            raise gscheck.Unimplemented(f"onnxruntime: {e}") from None
+
+    return _sessions.get(key, make)
 
 
 def _run(session, feeds):

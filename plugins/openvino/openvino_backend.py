@@ -36,6 +36,7 @@ import openvino.opset15 as ops15  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import gscheck  # noqa: E402
 import tf_checks  # noqa: E402
+from signature_cache import SignatureCache  # noqa: E402
 
 CONTRACT = {
     "name": f"openvino {ov.__version__.split('-')[0]} CPU",
@@ -60,7 +61,9 @@ BAD_INDEX = re.compile(r"idxValue >= 0 && static_cast<size_t>\(idxValue\) < srcD
                        r"indices contain values that points to non-existing data tensor element")
 
 _core = ov.Core()
-_compiled = {}
+# Each compiled model keeps its own CPU streams (threads and their stacks): 64 of them fit the
+# worker's address space with room, and a sweep reuses far fewer at a time.
+_compiled = SignatureCache(64)
 
 
 def _param(dtype, rank, last=-1):
@@ -72,16 +75,15 @@ def _param(dtype, rank, last=-1):
 
 def _compiled_model(key, build, inputs):
     """The cached compiled model for a signature; inputs: [(dtype, rank[, last])]."""
-    c = _compiled.get(key)
-    if c is None:
+    def make():
         params = [_param(*i) for i in inputs]
         model = ov.Model([build(*params)], params, key[0])
         # The plugin's default threads: with INFERENCE_NUM_THREADS 1, ScatterNDUpdate's failed
         # index check is lost and infer() returns the previous call's output
         # (docs/spec_notes.md).
-        c = _core.compile_model(model, "CPU")
-        _compiled[key] = c
-    return c
+        return _core.compile_model(model, "CPU")
+
+    return _compiled.get(key, make)
 
 
 def _run(compiled, arrays, out):
