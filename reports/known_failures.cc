@@ -115,10 +115,13 @@ bool out_of_range_index(const Case& c) {
   const Tensor& ix = *c.indices;
   std::vector<int64_t> dims;  // the dims one index row addresses, in order
   if (c.op == Op::kGather) {
-    if (!c.params || !c.axis || c.axis->num_elements() != 1 || !is_integer(c.axis->dtype()))
+    if (!c.params) return false;
+    // No axis tensor: the Python API's axis=None, which is batch_dims (the kernel needs one).
+    if (c.axis ? c.axis->num_elements() != 1 || !is_integer(c.axis->dtype())
+               : c.api != Api::kPython)
       return false;
     const int rank = c.params->shape().rank();
-    int64_t axis = c.axis->int_at(0);
+    int64_t axis = c.axis ? c.axis->int_at(0) : c.batch_dims;
     if (axis < -rank || axis >= rank) return false;
     if (axis < 0) axis += rank;
     dims.push_back(c.params->shape().dim(static_cast<int>(axis)));

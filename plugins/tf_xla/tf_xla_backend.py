@@ -11,6 +11,7 @@ are traced with unknown dims, so XLA compiles once per shape under one trace. ga
 scatter_nd's shape must be compile-time constants under XLA, so they are part of the signature.
 """
 import os
+import sys
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # keep the worker's stderr tail readable
 os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
@@ -18,7 +19,13 @@ os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
 import numpy as np
 import tensorflow as tf
 
-import gscheck
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import gscheck  # noqa: E402
+from signature_cache import SignatureCache  # noqa: E402
+
+# One tf.function per signature is the design: TensorFlow's "excessive retracing" warning would
+# fill the worker's stderr tail, which the report quotes when a call fails.
+tf.get_logger().setLevel("ERROR")
 
 OPS = ["gather", "gather_nd", "scatter_nd", "tensor_scatter_nd_update", "tensor_scatter_nd_add",
        "tensor_scatter_nd_sub", "tensor_scatter_nd_min", "tensor_scatter_nd_max"]
@@ -37,7 +44,11 @@ CONTRACT = {
     "deterministic": True,
 }
 
-_cache = {}
+# One tf.function per signature; XLA keeps a compiled program per shape inside each.
+_cache = SignatureCache(256)
+# Outputs that may hold more than this many elements get their static shape traced first, so a
+# case over gscheck's budget is refused before XLA fills it (2^31 elements take XLA minutes).
+_BIG_OUTPUT = 1 << 24
 _RAW = {"tensor_scatter_nd_update": "TensorScatterUpdate", "tensor_scatter_nd_add": "TensorScatterAdd",
         "tensor_scatter_nd_sub": "TensorScatterSub", "tensor_scatter_nd_min": "TensorScatterMin",
         "tensor_scatter_nd_max": "TensorScatterMax"}
@@ -48,11 +59,26 @@ def _spec(a):
 
 
 def _compiled(key, fn, args):
-    f = _cache.get(key)
-    if f is None:
-        f = tf.function(fn, jit_compile=True, input_signature=[_spec(a) for a in args])
-        _cache[key] = f
-    return f
+    return _cache.get(key, lambda: tf.function(fn, jit_compile=True,
+                                               input_signature=[_spec(a) for a in args]))
+
+
+def _dims_product(shape):
+    n = 1
+    for d in shape:
+        n *= max(int(d), 1)
+    return n
+
+
+def _output_bound(op, params, indices, shape):
+    """An upper bound on the output's elements: a gather's dims are some of params' and
+    indices' (zero dims counted as one); scatter_nd's are its shape's; a tensor_scatter's output
+    is its tensor, already in memory."""
+    if op in ("gather", "gather_nd"):
+        return _dims_product(params.shape) * _dims_product(indices.shape)
+    if op == "scatter_nd":
+        return _dims_product(shape.tolist()) if shape.ndim == 1 else 0
+    return 0
 
 
 def _sig(*arrays):
@@ -84,6 +110,23 @@ def _build(op, params, indices, updates, tensor, shape, axis, batch_dims, policy
     return key, lambda t, i, u: fn(t, i, u), (tensor, indices, updates)
 
 
+def _check_gather_shape(result, params, indices, axis, batch_dims):
+    """XLA's gather from an axis of size 0 returns a tensor of another shape (docs/spec_notes.md):
+    said as the backend's failure, not passed on as an output. Only there: where TensorFlow
+    raises on shapes, what XLA returns instead is graded as it is."""
+    a = batch_dims if axis is None else int(axis.reshape(-1)[0])  # axis=None is batch_dims
+    bd = batch_dims + indices.ndim if batch_dims < 0 else batch_dims
+    if axis is not None and a == 0:
+        bd = 0  # tf.gather drops batch_dims for a constant axis 0
+    a = a + params.ndim if a < 0 else a
+    if not 0 <= bd <= a < params.ndim or params.shape[a] != 0:
+        return
+    want = params.shape[:a] + indices.shape[bd:] + params.shape[a + 1:]
+    if result.shape != want:
+        raise RuntimeError(f"XLA returned a gather of shape {list(result.shape)}; TensorFlow's "
+                           f"shape is {list(want)}")
+
+
 def _raise_for(e):
     """A TensorFlow exception as the outcome it stands for."""
     text = str(e).strip().splitlines()
@@ -112,8 +155,24 @@ def call(op, *, params, indices, updates, tensor, shape, axis, batch_dims, bad_i
                            bad_indices_policy)
     try:
         f = _compiled(key, fn, args)
-        out = f(*[tf.constant(a) for a in args])
-        return out.numpy()
+        out = None
+        if _output_bound(op, params, indices, shape) > _BIG_OUTPUT:
+            # A graph trace at these exact shapes (no XLA): TensorFlow's shape inference.
+            traced = tf.function(fn).get_concrete_function(
+                *[tf.TensorSpec(a.shape, tf.as_dtype(a.dtype)) for a in args])
+            static = traced.structured_outputs.shape
+            if static.is_fully_defined():
+                out = gscheck.output(static.as_list())  # ResourceExhausted over the budget
+        result = f(*[tf.constant(a) for a in args]).numpy()
+        if op == "gather":
+            _check_gather_shape(result, params, indices, axis, batch_dims)
+        if out is None:
+            return result
+        if result.size != out.size:
+            raise RuntimeError(f"XLA returned shape {result.shape}; TensorFlow's shape "
+                               f"inference says {out.shape}")
+        out[...] = result.reshape(out.shape)
+        return out
     except gscheck.Error:
         raise
     except (tf.errors.OpError, ValueError, TypeError) as e:

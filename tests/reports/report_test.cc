@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "reports/combine.h"
+#include "reports/known_failures.h"
 
 namespace gscheck::reports {
 namespace {
@@ -59,7 +60,7 @@ Report sample_report() {
   fail.checks = {{"reference",
                   {false,
                    "1 of 4 elements differ; first at [1,0]: expected 1, got 2",
-                   {{{1, 0}, "1", "2"}},
+                   {{{1, 0}, "1", "2", {}}},
                    1,
                    {},
                    true}}};
@@ -536,6 +537,32 @@ TEST(Report, StreamWritesTheSameFilesAsTheWholeReport) {
   EXPECT_EQ(slurp(xml_path), junit_xml(r));
   EXPECT_EQ((*stream)->tally().cases(), static_cast<int64_t>(r.cases.size()));
   std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace gscheck::reports
+
+namespace gscheck::reports {
+namespace {
+
+// out_of_range_index reads the dimension an index addresses: a gather's axis, or batch_dims
+// where the Python API's axis is None (the case has no axis tensor).
+TEST(KnownFailureFacts, OutOfRangeIndexFollowsGatherAxisNone) {
+  Case c;
+  c.op = Op::kGather;
+  c.params = Tensor::from_values<float>(Shape{2, 3}, {1, 2, 3, 4, 5, 6});
+  c.indices = Tensor::from_values<int32_t>(Shape{1}, {2});  // in range for dim 1, not dim 0
+  EXPECT_TRUE(CaseView(c, nullptr, nullptr).fact(CaseFact::kOutOfRangeIndex));
+  c.axis = Tensor::from_values<int32_t>(Shape{}, {1});
+  EXPECT_FALSE(CaseView(c, nullptr, nullptr).fact(CaseFact::kOutOfRangeIndex));
+  c.axis.reset();
+  c.indices = Tensor::from_values<int32_t>(Shape{1}, {-1});
+  EXPECT_TRUE(CaseView(c, nullptr, nullptr).fact(CaseFact::kOutOfRangeIndex));
+  c.indices = Tensor::from_values<int32_t>(Shape{1}, {1});
+  EXPECT_FALSE(CaseView(c, nullptr, nullptr).fact(CaseFact::kOutOfRangeIndex));
+  c.api = Api::kKernel;  // GatherV2 needs an axis: a case without one has no such index
+  c.indices = Tensor::from_values<int32_t>(Shape{1}, {5});
+  EXPECT_FALSE(CaseView(c, nullptr, nullptr).fact(CaseFact::kOutOfRangeIndex));
 }
 
 }  // namespace
