@@ -17,7 +17,7 @@
 #
 # Usage: scripts/conformance.sh [--sweep N] [--seed S] [--out DIR] [--only NAMES] [--md FILE]
 #                               [--html FILE] [--gscheck BIN] [--build-dir DIR] [--no-build]
-#                               [--max-bytes B] [--cases-per-cell K]
+#                               [--max-bytes B] [--cases-per-cell K] [--reuse]
 #   --sweep N      sweep positions per implementation (default 2000)
 #   --seed S       the sweep's seed, the same for every implementation (default 20261202)
 #   --out DIR      reports, logs and failed cases, DIR/<name>/ (default build/conformance)
@@ -31,6 +31,10 @@
 #   --max-bytes B  gscheck's --max-bytes for every run (default 1073741824: PyTorch and others
 #                  build 4 GiB outputs no TensorFlow limit stops under gscheck's 4 GiB default)
 #   --cases-per-cell K  failing cases per cell and kind kept on the page (default 10)
+#   --reuse        keep an implementation's report from an earlier run into the same DIR when
+#                  that run had the same gscheck, backend file, arguments and known failures (its
+#                  DIR/<name>/run.args says so): add one implementation to a table without
+#                  running the others again
 # Exit status: 0 table written, 1 an implementation could not be run to a report, 2 bad usage.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -45,6 +49,7 @@ html=""
 build_plugins=1
 max_bytes=1073741824
 per_cell=10
+reuse=0
 args=("$@")
 while (($#)); do
   case "$1" in
@@ -59,7 +64,8 @@ while (($#)); do
     --no-build) build_plugins=0; shift ;;
     --max-bytes) max_bytes="$2"; shift 2 ;;
     --cases-per-cell) per_cell="$2"; shift 2 ;;
-    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
+    --reuse) reuse=1; shift ;;
+    -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
     *) echo "conformance.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -96,10 +102,20 @@ run_impl() {
   local name="$1" backend="$2" known="$3"
   shift 3
   local dir="$out/$name" rc=0
-  rm -rf "$dir"
-  mkdir -p "$dir"
   local kf=()
   [[ -n "$known" ]] && kf=(--known-failures "$known")
+  # What makes a report reusable: the CLI, the run's arguments and the known-failures file.
+  local stamp
+  stamp="$(sha256sum "$gscheck" | cut -c1-16) $backend $seed $sweep $max_bytes $* ${known:+$(sha256sum "$known" | cut -c1-16)}"
+  [[ -f "${backend#*:}" ]] && stamp+=" $(sha256sum "${backend#*:}" | cut -c1-16)"  # the module or .so
+  if ((reuse)) && [[ -f "$dir/report.json" && -f "$dir/run.args" && "$(cat "$dir/run.args")" == "$stamp" ]]; then
+    reports+=("$name=$dir/report.json")
+    summary+=("$(printf '%-22s %7s    %-8s %s' "$name" "-" "reused" "$(grep -E '^[0-9]+ cases:' "$dir/run.txt" | tail -1)")")
+    echo "conformance: $name: reusing $dir/report.json (--reuse: same CLI, arguments and known failures)"
+    return
+  fi
+  rm -rf "$dir"
+  mkdir -p "$dir"
   echo "conformance: $name: gscheck run --backend ${backend/"$root"\//} --seed $seed" \
     "--sweep $sweep${known:+ --known-failures ${known#"$root"/}}${*:+ $*}"
   local t0 t1
@@ -118,6 +134,7 @@ run_impl() {
   # of an interrupted run still holds what ran and says so.
   if [[ -f "$dir/report.json" ]] && ((rc == 0 || rc == 1 || rc >= 128)); then
     reports+=("$name=$dir/report.json")
+    ((rc >= 128)) || echo "$stamp" >"$dir/run.args"
   else
     failed+=("$name: gscheck exited $rc without a report: $(head -n1 "$dir/run.txt")")
     echo "conformance: FAILED $name: gscheck exited $rc: $(head -n1 "$dir/run.txt")" >&2
