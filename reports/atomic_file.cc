@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -52,9 +53,22 @@ void remove_stale_temporaries(const std::string& path) {
   }
 }
 
+// The standard output reports to "-" go to (reserve_stdout_for_reports), else fd 1.
+std::atomic<int> g_report_stdout{-1};
+
 }  // namespace
 
+void reserve_stdout_for_reports() {
+  if (g_report_stdout.load() >= 0) return;
+  std::fflush(stdout);
+  const int fd = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+  if (fd < 0) return;  // then "-" writes to fd 1 as it is
+  ::dup2(STDERR_FILENO, STDOUT_FILENO);
+  g_report_stdout.store(fd);
+}
+
 Status check_output_path(const std::string& path) {
+  if (path == "-") return {};
   struct stat st;
   if (::lstat(path.c_str(), &st) != 0) {
     if (errno == ENOENT) return {};
@@ -77,11 +91,17 @@ AtomicFile::AtomicFile(AtomicFile&& o) noexcept
 AtomicFile::~AtomicFile() {
   if (fd_ < 0) return;
   ::close(fd_);
-  ::unlink(tmp_.c_str());
+  if (!tmp_.empty()) ::unlink(tmp_.c_str());
 }
 
 Expected<AtomicFile> AtomicFile::create(const std::string& path) {
   namespace fs = std::filesystem;
+  if (path == "-") {  // written through: a reader of the pipe sees it as it comes
+    const int out = g_report_stdout.load();
+    const int fd = ::fcntl(out >= 0 ? out : STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+    if (fd < 0) return io_error("duplicating the standard output", path, errno);
+    return AtomicFile(path, "", fd);
+  }
   const fs::path dir = fs::path(path).parent_path();
   if (!dir.empty()) {
     std::error_code ec;
@@ -115,6 +135,10 @@ Status AtomicFile::commit() {
   if (fd_ < 0) return Error{ErrorClass::kInternal, path_ + ": commit after commit"};
   const int fd = fd_;
   fd_ = -1;
+  if (tmp_.empty()) {  // "-": nothing to sync or rename (fsync of a pipe fails with EINVAL)
+    if (::close(fd) != 0) return io_error("closing", path_, errno);
+    return {};
+  }
   auto fail = [&](const std::string& what, int err) -> Status {
     ::unlink(tmp_.c_str());
     return io_error(what, path_, err);

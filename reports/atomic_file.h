@@ -14,6 +14,12 @@ namespace gscheck::reports {
 /// following /dev/stdout would clobber what the name stood for).
 Status check_output_path(const std::string& path);
 
+/// The path "-" names the standard output: AtomicFile writes it through, unbuffered and in
+/// order, with nothing to rename. Call this once before anything is printed when a report goes
+/// to "-": it keeps the real standard output for reports and points fd 1 at stderr, so the
+/// human-readable lines never mix with the JSON a pipe reads.
+void reserve_stdout_for_reports();
+
 /// Write text to path atomically: a new temporary file in the same folder (parents created),
 /// the whole text written, fsync, rename over path, fsync of the folder. A reader (or a run
 /// killed at any point, SIGKILL included) sees the previous file or the complete new one; two

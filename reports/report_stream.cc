@@ -70,8 +70,9 @@ struct ReportStream::State {
   bool finished = false;
   Status finish_status;
 
-  Status write_json() {
-    if (json_path.empty()) return {};
+  // initial: the "not finished" files open() writes; a stream ("-") gets only the final one.
+  Status write_json(bool initial) {
+    if (json_path.empty() || (initial && json_path == "-")) return {};
     const std::string head =
         report_head_json(run, tally).dump(2, ' ', false, json::error_handler_t::replace) + "\n";
     // "cases" sorts after "backend" and before "command": the first such line at depth 1.
@@ -93,8 +94,8 @@ struct ReportStream::State {
     return out->commit();
   }
 
-  Status write_junit() {
-    if (junit_path.empty()) return {};
+  Status write_junit(bool initial) {
+    if (junit_path.empty() || (initial && junit_path == "-")) return {};
     auto out = AtomicFile::create(junit_path);
     if (!out.ok()) return out.error();
     GSCHECK_RETURN_IF_ERROR(out->write(junit_head(run, suites)));
@@ -107,9 +108,9 @@ struct ReportStream::State {
     return out->commit();
   }
 
-  Status write_both() {
-    Status a = write_json();
-    Status b = write_junit();
+  Status write_both(bool initial) {
+    Status a = write_json(initial);
+    Status b = write_junit(initial);
     return a.ok() ? b : a;
   }
 };
@@ -134,7 +135,7 @@ Expected<std::unique_ptr<ReportStream>> ReportStream::open(RunInfo run, std::str
   s->junit_path = std::move(junit_path);
   // Written now: until finish() replaces them, the files say the run has not finished.
   s->run.interrupted = "the run has not finished (it may still be running, or was killed)";
-  GSCHECK_RETURN_IF_ERROR(s->write_both());
+  GSCHECK_RETURN_IF_ERROR(s->write_both(true));
   return std::unique_ptr<ReportStream>(new ReportStream(std::move(s)));
 }
 
@@ -177,7 +178,7 @@ Status ReportStream::finish(double elapsed_s, const std::string& interrupted) {
   s_->finished = true;
   s_->run.elapsed_s = elapsed_s;
   s_->run.interrupted = interrupted;
-  s_->finish_status = s_->write_both();
+  s_->finish_status = s_->write_both(false);
   return s_->finish_status;
 }
 

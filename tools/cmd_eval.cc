@@ -6,6 +6,7 @@
 #include "core/case_json.h"
 #include "harness/checker.h"
 #include "harness/runner.h"
+#include "reports/atomic_file.h"
 #include "reports/known_failures_lint.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
@@ -24,7 +25,8 @@ constexpr const char* kUsage =
     "  and checks the outcome against the file's expect block; a backend other than the\n"
     "  reference is also compared with the reference's outcome. Prints one line per case.\n"
     "  --backend NAME   backend to check (default: reference; see gscheck list-backends)\n"
-    "  --report FILE    write the JSON report (docs/report_format.md)\n"
+    "  --report FILE    write the JSON report (docs/report_format.md); '-': on stdout (the text\n"
+    "                   then goes to stderr; --junit - likewise)\n"
     "  --junit FILE     write JUnit XML\n"
     "  --max-bytes N    memory budget for one case's tensors, given to every backend (default\n"
     "                   4294967296); case files larger than it are SKIPPED unread\n"
@@ -92,6 +94,8 @@ int cmd_eval(const std::vector<std::string>& args) {
   auto line = parse_command_line(args, specs, "gscheck eval", kUsage);
   if (!line.args) return line.exit_status;
   const ParsedArgs& parsed = *line.args;
+  if (parsed.value("--report").value_or("") == "-" || parsed.value("--junit").value_or("") == "-")
+    reports::reserve_stdout_for_reports();  // the report is stdout; the text goes to stderr
   if (parsed.positional.empty()) {
     std::fprintf(stderr, "gscheck eval: no case files given\n%s", kUsage);
     return 2;

@@ -13,6 +13,7 @@
 #include "harness/regression.h"
 #include "harness/runner.h"
 #include "properties/sample.h"
+#include "reports/atomic_file.h"
 #include "reports/known_failures_lint.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
@@ -67,8 +68,9 @@ constexpr const char* kUsage =
     "                   claims). `--semantics tf-cpu` on the reference draws the cases of\n"
     "                   `gscheck export --include-invalid` with the same seed, size and fraction\n"
     "  --report FILE    write the JSON report; failing random cases are saved as case files in\n"
-    "                   failed_cases/ next to it\n"
-    "  --junit FILE     write JUnit XML\n"
+    "                   failed_cases/ next to it. '-': the report on stdout (the text then goes\n"
+    "                   to stderr; no case files are saved)\n"
+    "  --junit FILE     write JUnit XML ('-': on stdout, as --report -)\n"
     "  --max-bytes N    memory budget for one case's tensors, given to every backend (default\n"
     "                   4294967296); case files larger than it are SKIPPED unread\n"
     "  --repeat K       run each case K times (default 2 for plugin:PATH backends, else 1): a\n"
@@ -203,6 +205,8 @@ std::string parse_run_options(const ParsedArgs& parsed, RunOptions& o) {
     o.repeat = *n;
   }
   o.report_path = parsed.value("--report").value_or("");
+  if (o.report_path == "-" || parsed.value("--junit").value_or("") == "-")
+    reports::reserve_stdout_for_reports();  // the report is stdout; the text goes to stderr
   return "";
 }
 
@@ -320,7 +324,9 @@ int cmd_run(const std::vector<std::string>& args) {
   harness::CheckOptions opts;
   opts.max_bytes = o.max_bytes;
   opts.repeat = static_cast<int>(o.repeat);
-  if (!o.report_path.empty())
+  // "-": the report is the standard output; failing random cases are not saved (no folder was
+  // named) and their replay is the sweep's.
+  if (!o.report_path.empty() && o.report_path != "-")
     opts.failed_cases_dir =
         (std::filesystem::path(o.report_path).parent_path() / "failed_cases").string();
   opts.sweep_repro = sweep_repro(o, o.sweep);

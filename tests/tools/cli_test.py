@@ -188,6 +188,20 @@ class CliTest(unittest.TestCase):
         self.assertEqual(rc, 2, out + err)
         self.assertIn("known[0].reason: missing", err)
 
+    def test_report_to_stdout(self):
+        ok = self.write("s/ok.json", gather_case([3, 1], "ok"))
+        bad = self.write("s/bad.json", gather_case([3, 2], "bad"))
+        for cmd in (["eval"], ["run", "--backend", "reference", "--sweep", "3", "--seed", "1"]):
+            rc, out, err = self.gscheck(*cmd, "--report", "-", ok, bad)
+            self.assertEqual(rc, 1, out + err)
+            r = json.loads(out)  # stdout is the report alone: one JSON document
+            self.assertEqual(r["totals"]["FAILED"], 1, cmd)
+            self.assertIn("FAILED", err)  # the text went to stderr
+            self.assertFalse(os.path.exists("-"))
+            self.assertFalse(os.path.exists(os.path.join(self.dir, "s", "failed_cases")))
+            rc, out, err = self.gscheck(*cmd, "--junit", "-", ok, bad)
+            self.assertEqual(ET.fromstring(out).attrib["failures"], "1", cmd)
+
     def test_reports(self):
         ok = self.write("r/ok.json", gather_case([3, 1], "ok"))
         bad = self.write("r/bad.json", gather_case([3, 2], "bad"))
@@ -202,7 +216,11 @@ class CliTest(unittest.TestCase):
         self.assertEqual(r["totals"]["FAILED"], 1)
         failed = [c for c in r["cases"] if c["verdict"] == "FAILED"][0]
         self.assertEqual(failed["file"], bad)
-        self.assertEqual(failed["checks"][0]["mismatches"][0], {"index": [1], "expected": "2", "got": "1"})
+        mismatch = failed["checks"][0]["mismatches"][0]
+        self.assertEqual({k: mismatch[k] for k in ("index", "expected", "got")},
+                         {"index": [1], "expected": "2", "got": "1"})
+        # In the case's terms (compare/triage.h): the index row and the element the value is.
+        self.assertRegex(mismatch["triage"], r"^from indices\[1\] = \d+: TensorFlow reads params\[\d+\]; got 1")
         self.assertEqual(failed["inputs"]["params"], {"dtype": "float32", "shape": [3]})
         root = ET.parse(junit).getroot()
         self.assertEqual(root.attrib["tests"], "2")
