@@ -54,6 +54,9 @@ enum class ElementRule : unsigned char {
   kCanonicalNan,      ///< the dtype's canonical quiet NaN where a NaN is expected or allowed
   kQuietedNan,        ///< the expected signalling NaN with its quiet bit set
   kAnyValue,          ///< any value: only for entries naming their cases (a case glob)
+  /// The value is, bit for bit, an element of the case's data inputs (params; tensor or
+  /// updates): a wrong row read or written, never memory nobody wrote nor a wrong sum.
+  kInputElement,
 };
 
 /// One entry: an id, the predicate on cases, what it forgives, and why.

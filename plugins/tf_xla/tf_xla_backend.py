@@ -127,6 +127,21 @@ def _check_gather_shape(result, params, indices, axis, batch_dims):
                            f"shape is {list(want)}")
 
 
+def _check_gather_nd_shape(result, params, indices, batch_dims):
+    """The same for gather_nd when an indexed dimension of params has size 0."""
+    if indices.ndim == 0:
+        return
+    bd = batch_dims + indices.ndim if batch_dims < 0 else batch_dims
+    depth = indices.shape[-1]
+    if not 0 <= bd < indices.ndim or bd + depth > params.ndim or \
+            0 not in params.shape[bd:bd + depth]:
+        return
+    want = indices.shape[:-1] + params.shape[bd + depth:]
+    if result.shape != want:
+        raise RuntimeError(f"XLA returned a gather_nd of shape {list(result.shape)}; "
+                           f"TensorFlow's shape is {list(want)}")
+
+
 def _raise_for(e):
     """A TensorFlow exception as the outcome it stands for."""
     text = str(e).strip().splitlines()
@@ -166,6 +181,8 @@ def call(op, *, params, indices, updates, tensor, shape, axis, batch_dims, bad_i
         result = f(*[tf.constant(a) for a in args]).numpy()
         if op == "gather":
             _check_gather_shape(result, params, indices, axis, batch_dims)
+        elif op == "gather_nd":
+            _check_gather_nd_shape(result, params, indices, batch_dims)
         if out is None:
             return result
         if result.size != out.size:

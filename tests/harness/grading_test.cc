@@ -241,6 +241,30 @@ TEST(Grading, KnownFailuresExplainEveryDifference) {
   EXPECT_EQ(checker.check_case(f, "").verdict, Verdict::kFailed);
 }
 
+// input_element forgives a wrong row read (a value of params) and nothing nobody wrote.
+TEST(Grading, InputElementForgivesOnlyValuesOfTheInputs) {
+  const auto known = parse_known(R"J({"gscheck_known_failures": 2, "known": [
+    {"id": "rows", "when": {"ops": ["gather"]}, "forgives": {"elements": "input_element"},
+     "reason": "clamps elsewhere", "link": "l"}]})J");
+  CaseFile f;
+  f.c.name = "gather/rows";
+  f.c.op = Op::kGather;
+  f.c.params = Tensor::from_values<float>(Shape{3}, {10, 20, 30});
+  f.c.indices = Tensor::from_values<int32_t>(Shape{2}, {2, 0});
+  CheckOptions opts;
+  opts.known_failures = &known;
+  auto grade = [&](std::vector<float> got) {
+    Scripted backend("plugin:x", {Tensor::from_values<float>(Shape{2}, got)});
+    Scripted reference("reference", {Tensor::from_values<float>(Shape{2}, {30, 10})});
+    CaseChecker checker(backend, &reference, opts);
+    return checker.check_case(f, "").verdict;
+  };
+  EXPECT_EQ(grade({30, 10}), Verdict::kPassed);
+  EXPECT_EQ(grade({20, 10}), Verdict::kXfail);   // another row of params
+  EXPECT_EQ(grade({31, 10}), Verdict::kFailed);  // in no input
+  EXPECT_EQ(grade({0, 10}), Verdict::kFailed);   // a zero-filled row is not a params value
+}
+
 // A crash is forgiven only where the entry's case predicate holds (TensorFlow's INT64_MIN abort
 // must not hide an abort on a valid gather).
 TEST(Grading, KnownFailuresForgiveCrashesOnlyWhereThePredicateHolds) {
