@@ -1,0 +1,226 @@
+"""JAX on the CPU as a gscheck backend: each TensorFlow op written as a JAX user writes it with
+jax.numpy indexing (`x[...]`, `x.at[...]`), at TensorFlow's Python API level, graded against the
+`jax` profile (jnp's rule: a negative index wraps once, gathers clamp, scatters drop bad rows) and
+against `tf-cpu` (to list where JAX departs from TensorFlow's kernels):
+
+    gscheck run --backend python:plugins/jax/jax_backend.py \\
+        --python-venv "$(scripts/jax_venv.sh | tail -1)" \\
+        --known-failures plugins/jax/jax_known_failures.json
+
+The lowerings (one traced function per op and constant attributes, under jax.jit, which compiles
+once per shape and dtype and caches it):
+- gather(axis=a, batch_dims=b): `p[:, ..., :, i]` (a - b slices, then the index array), under
+  jax.vmap once per batch dim. Indexing, not jnp.take: take's default mode fills bad rows with
+  NaN and its mode="clip" does not wrap negatives, while `x[...]` is what the jax profile is.
+- gather_nd(batch_dims=b): `p[i[..., 0], ..., i[..., depth - 1]]` under vmap per batch dim
+  (depth 0: every row is all of p, a broadcast). bad_indices_policy IGNORE is
+  `p.at[...].get(mode="fill", fill_value=0)`, JAX's way to zero a bad row.
+- scatter_nd: `zeros(shape).at[...].add(updates)`; tensor_scatter_nd_{update,add,sub,min,max}:
+  `tensor.at[...].{set,add,subtract,min,max}(updates)` (jax 0.10.2 has `.subtract`, its own
+  scatter-sub, so sub is not written as an add of -updates).
+Variants with one of JAX's index modes are thin modules over make_backend() (jax_clip_backend.py
+etc.): the mode goes to every `.at[...]` call and the gathers become `.at[...].get(mode=...)`.
+
+Shape, dtype and attribute checks are TensorFlow's (plugins/python/tf_checks.py: what a program
+ported from TensorFlow has already passed). Under the jax profile two of TensorFlow's dtype and
+attribute rules give way to the profile's, as the reference has them (reference/validate.cc):
+min/max take bool (JAX's AND/OR), and any bad_indices_policy but IGNORE means the default.
+What index values do is JAX's, and jax_known_failures.json names each departure.
+"""
+import os
+import sys
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+import numpy as np  # noqa: E402
+import jax  # noqa: E402
+
+jax.config.update("jax_enable_x64", True)  # int64, uint64, float64, complex128 are real
+import jax.numpy as jnp  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import gscheck  # noqa: E402
+import tf_checks  # noqa: E402
+
+DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+          "float16", "float32", "float64", "complex64", "complex128"]  # no bfloat16 view
+SCATTER_METHOD = {"scatter_nd": "add", "tensor_scatter_nd_update": "set",
+                  "tensor_scatter_nd_add": "add", "tensor_scatter_nd_sub": "subtract",
+                  "tensor_scatter_nd_min": "min", "tensor_scatter_nd_max": "max"}
+# jnp's shape rule for a slice of 1 from a dim of 0 (jax/_src/lax/slicing.py): the jax profile's
+# invalid_argument (reference/validate.cc gather_from_empty_dim).
+EMPTY_DIM = "in gather op is out of range"
+
+
+def contract(name):
+    return {
+        "name": name,
+        "ops": tf_checks.OPS,
+        "dtypes": DTYPES,
+        "index_dtypes": ["int32", "int64"],
+        "semantics": ["jax", "tf-cpu"],
+        "api": "python",
+        "tf_messages": False,
+        # XLA's CPU gather and scatter are sequential loops: the same program, the same bits.
+        "deterministic": True,
+    }
+
+
+def profile_policy(policy, semantics):
+    """The jax and xla profiles read bad_indices_policy as IGNORE or not (parse_policy)."""
+    if semantics in ("jax", "xla"):
+        return "IGNORE" if policy == "IGNORE" else ""
+    return policy
+
+
+def checked_scatter(op, indices, updates, tensor, shape, policy, semantics):
+    """tf_checks.scatter; under the jax/xla profiles bool min/max passes TensorFlow's dtype check
+    (update's checks are the same but for the dtype rule)."""
+    check_op = op
+    if (semantics in ("jax", "xla") and updates.dtype == np.bool_
+            and op in ("tensor_scatter_nd_min", "tensor_scatter_nd_max")):
+        check_op = "tensor_scatter_nd_update"
+    return tf_checks.scatter(check_op, indices, updates, tensor, shape, policy)
+
+
+def run(fn, *arrays, out):
+    """fn (a jitted function) on the inputs, written into out (gscheck.output's array)."""
+    try:
+        result = fn(*arrays)
+    except (TypeError, ValueError, IndexError) as e:
+        text = str(e).splitlines()[0] if str(e) else type(e).__name__
+        if EMPTY_DIM in text:
+            raise gscheck.InvalidArgument(f"jax: {text}") from None
+        if "does not accept dtype" in text:
+            raise gscheck.Unsupported(f"jax: {text}") from None
+        raise
+    result = np.asarray(result)
+    if result.shape != out.shape:
+        raise RuntimeError(f"jax returned shape {result.shape}, TensorFlow's is {out.shape}")
+    out[...] = result
+    return out
+
+
+def _batched(f, b):
+    for _ in range(b):
+        f = jax.vmap(f)
+    return f
+
+
+def _coordinates(indices, dims, wrap):
+    """indices[..., k] as jnp sees them: int64 after the wrap (if wrap) against dims[k]."""
+    ix = indices.reshape(-1, indices.shape[-1]).astype(np.int64)
+    if wrap:
+        ix = np.where(ix < 0, ix + np.array(dims, np.int64), ix)
+    return ix
+
+
+def check_int32_coordinates(indices, dims, wrap):
+    """jnp indexes with int32 when the array's dims fit it (jax/_src/numpy/indexing.py: the
+    indices are cast with astype after the wrap): an int64 index outside int32 is cut to its
+    low 32 bits and reads or writes another row (probe.py, 'int64 index 2**32 + 1'). Such cases
+    are declined (jax-int64-index-truncated); the kernel-level lax backend keeps int64."""
+    if indices.dtype != np.int64 or indices.size == 0 or not len(dims):
+        return
+    ix = _coordinates(indices, dims, wrap)
+    if ((ix < -2**31) | (ix >= 2**31)).any():
+        raise gscheck.Unimplemented("jnp truncates int64 indices outside int32 to their low 32 "
+                                    "bits (another row)")
+
+
+def make_backend(mode=None):
+    """The backend's call() with JAX's index mode `mode` (None: jnp's defaults)."""
+    cache = {}
+
+    def jitted(key, build):
+        f = cache.get(key)
+        if f is None:
+            f = cache[key] = jax.jit(build())
+        return f
+
+    def take(p, idx, ignore, wrap):
+        if ignore:  # bad_indices_policy IGNORE: a bad row reads zeros
+            return p.at[idx].get(mode="fill", fill_value=0, wrap_negative_indices=wrap)
+        if mode is None:
+            return p[idx]
+        return p.at[idx].get(mode=mode)
+
+    def gather(params, indices, axis, batch_dims):
+        out, a, b = tf_checks.gather(params, indices, axis, batch_dims)
+        if out.size == 0:
+            return out
+        check_int32_coordinates(indices.reshape(indices.shape + (1,)), params.shape[a:a + 1],
+                                True)
+
+        def build():
+            lead = (slice(None),) * (a - b)
+            return _batched(lambda p, i: take(p, lead + (i,), False, True), b)
+
+        return run(jitted(("gather", a, b), build), params, indices, out=out)
+
+    def gather_nd(params, indices, batch_dims, policy, wrap):
+        out, b = tf_checks.gather_nd(params, indices, batch_dims, policy)
+        if out.size == 0:
+            return out
+        depth = indices.shape[-1]
+        check_int32_coordinates(indices, params.shape[b:b + depth], wrap)
+        ignore = policy == "IGNORE"
+
+        def one(p, i):
+            if depth == 0:
+                return jnp.broadcast_to(p, i.shape[:-1] + p.shape)
+            return take(p, tuple(i[..., k] for k in range(depth)), ignore, wrap)
+
+        def build():
+            if b == 0:
+                return one
+
+            def batched(p, i):
+                # tf.gather_nd's lowering: one batch dim of prod(params.shape[:b]) rows, to
+                # which indices are reshaped (their own batch dims need only match in product).
+                n = tf_checks.prod(p.shape[:b])
+                r = jax.vmap(one)(p.reshape((n,) + p.shape[b:]), i.reshape((n,) + i.shape[b:]))
+                return r.reshape(p.shape[:b] + r.shape[1:])
+            return batched
+
+        return run(jitted(("gather_nd", b, depth, ignore, wrap), build), params, indices, out=out)
+
+    def scatter(op, indices, updates, tensor, shape, policy, semantics, wrap):
+        out, depth = checked_scatter(op, indices, updates, tensor, shape, policy, semantics)
+        if out.size == 0 or indices.size == 0:
+            return out
+        check_int32_coordinates(indices, out.shape[:depth], wrap)
+        method = SCATTER_METHOD[op]
+        if policy == "IGNORE":  # skip a bad row: JAX's drop
+            kw = {"mode": "drop", "wrap_negative_indices": wrap}
+        else:
+            kw = {} if mode is None else {"mode": mode}
+
+        def build():
+            def f(t, i, u):
+                ref = t.at[tuple(i[..., k] for k in range(depth))]
+                return getattr(ref, method)(u, **kw)
+            return f
+
+        # out holds the starting tensor (zeros for scatter_nd).
+        key = ("scatter", method, depth, tuple(sorted(kw.items())))
+        return run(jitted(key, build), out, indices, updates, out=out)
+
+    def call(op, *, params, indices, updates, tensor, shape, axis, batch_dims,
+             bad_indices_policy, semantics):
+        tf_checks.check_ranks(params, indices, updates, tensor, shape, axis)
+        policy = profile_policy(bad_indices_policy, semantics)
+        # TensorFlow's IGNORE treats a negative index as bad, as
+        # .at[...](wrap_negative_indices=False) does; the jax profile wraps first.
+        wrap = not (semantics == "tf-cpu" and policy == "IGNORE")
+        if op == "gather":
+            return gather(params, indices, axis, batch_dims)
+        if op == "gather_nd":
+            return gather_nd(params, indices, batch_dims, policy, wrap)
+        return scatter(op, indices, updates, tensor, shape, policy, semantics, wrap)
+
+    return call
+
+
+CONTRACT = contract(f"jax {jax.__version__} CPU (jnp indexing)")
+call = make_backend()
