@@ -36,6 +36,25 @@ import numpy as np  # noqa: E402
 import jax  # noqa: E402
 
 jax.config.update("jax_enable_x64", True)  # int64, uint64, float64, complex128 are real
+
+
+def _compilation_cache():
+    """XLA compiling one program per shape is most of a run's time (~0.1 s a program on the CPU,
+    the call itself ~1 ms), so compiled programs go to JAX's persistent cache, shared by the
+    workers, the repeats and later runs: $GSCHECK_JAX_CACHE (empty: none), else
+    $XDG_CACHE_HOME/gscheck/jax-compile-cache or ~/.cache/gscheck/jax-compile-cache. The cache
+    holds what XLA compiled for the same program: the results are the same."""
+    d = os.environ.get("GSCHECK_JAX_CACHE")
+    if d is None:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        d = os.path.join(base, "gscheck", "jax-compile-cache")
+    if d:
+        jax.config.update("jax_compilation_cache_dir", d)
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
+        jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+
+
+_compilation_cache()
 import jax.numpy as jnp  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
@@ -84,9 +103,11 @@ def checked_scatter(op, indices, updates, tensor, shape, policy, semantics):
 
 
 def run(fn, *arrays, out):
-    """fn (a jitted function) on the inputs, written into out (gscheck.output's array)."""
+    """fn (a jitted function) on the inputs, written into out (gscheck.output's array).
+    JAX gets copies: compiling a new shape leaves its arguments in reference cycles, and the
+    host then runs gc.collect() after the call (~50 ms with JAX loaded) to free its views."""
     try:
-        result = fn(*arrays)
+        result = fn(*[np.array(a) for a in arrays])
     except (TypeError, ValueError, IndexError) as e:
         text = str(e).splitlines()[0] if str(e) else type(e).__name__
         if EMPTY_DIM in text:
