@@ -102,10 +102,29 @@ def checked_scatter(op, indices, updates, tensor, shape, policy, semantics):
     return tf_checks.scatter(check_op, indices, updates, tensor, shape, policy)
 
 
+_signatures = set()
+MAX_SIGNATURES = 256
+
+
+def bound_caches(arrays):
+    """Called before each call: after MAX_SIGNATURES new (shape, dtype) signatures, JAX's
+    in-memory caches are emptied (jax.clear_caches). Each compiled program holds memory and a
+    default sweep draws thousands of shapes, while the worker's address space is capped
+    (RLIMIT_AS); the persistent cache on disk keeps a recompile to ~15 ms."""
+    sig = tuple((a.shape, a.dtype.str) for a in arrays)
+    if sig in _signatures:
+        return
+    if len(_signatures) >= MAX_SIGNATURES:
+        jax.clear_caches()
+        _signatures.clear()
+    _signatures.add(sig)
+
+
 def run(fn, *arrays, out):
     """fn (a jitted function) on the inputs, written into out (gscheck.output's array).
     JAX gets copies: compiling a new shape leaves its arguments in reference cycles, and the
     host then runs gc.collect() after the call (~50 ms with JAX loaded) to free its views."""
+    bound_caches(arrays)
     try:
         result = fn(*[np.array(a) for a in arrays])
     except (TypeError, ValueError, IndexError) as e:
