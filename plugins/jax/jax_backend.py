@@ -28,6 +28,7 @@ min/max take bool (JAX's AND/OR), and any bad_indices_policy but IGNORE means th
 What index values do is JAX's, and jax_known_failures.json names each departure.
 """
 import os
+import re
 import sys
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
@@ -66,9 +67,12 @@ DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32"
 SCATTER_METHOD = {"scatter_nd": "add", "tensor_scatter_nd_update": "set",
                   "tensor_scatter_nd_add": "add", "tensor_scatter_nd_sub": "subtract",
                   "tensor_scatter_nd_min": "min", "tensor_scatter_nd_max": "max"}
-# jnp's shape rule for a slice of 1 from a dim of 0 (jax/_src/lax/slicing.py): the jax profile's
-# invalid_argument (reference/validate.cc gather_from_empty_dim).
-EMPTY_DIM = "in gather op is out of range"
+# A gather from a dim of 0, refused when tracing: lax.gather's shape rule for a slice of 1 from
+# it (jax/_src/lax/slicing.py), or jnp's own IndexError under vmap (jax/_src/numpy/indexing.py
+# _index_to_gather): the jax profile's invalid_argument (reference/validate.cc
+# gather_from_empty_dim).
+EMPTY_DIM = re.compile(r"in gather op is out of range|index is out of bounds for axis \d+ with "
+                       r"size 0")
 
 
 def contract(name):
@@ -129,7 +133,7 @@ def run(fn, *arrays, out):
         result = fn(*[np.array(a) for a in arrays])
     except (TypeError, ValueError, IndexError) as e:
         text = str(e).splitlines()[0] if str(e) else type(e).__name__
-        if EMPTY_DIM in text:
+        if EMPTY_DIM.search(text):
             raise gscheck.InvalidArgument(f"jax: {text}") from None
         if "does not accept dtype" in text:
             raise gscheck.Unsupported(f"jax: {text}") from None
@@ -155,15 +159,25 @@ def _coordinates(indices, dims, wrap):
     return ix
 
 
-def check_int32_coordinates(indices, dims, wrap):
+def check_int32_coordinates(indices, dims, wrap, clamp):
     """jnp indexes with int32 when the array's dims fit it (jax/_src/numpy/indexing.py: the
-    indices are cast with astype after the wrap): an int64 index outside int32 is cut to its
-    low 32 bits and reads or writes another row (probe.py, 'int64 index 2**32 + 1'). Such cases
-    are declined (jax-int64-index-truncated); the kernel-level lax backend keeps int64."""
+    indices are cast with astype after the wrap): an int64 index outside int32 keeps its low 32
+    bits (probe.py, 'x[[2**32 + 1]] (int64)'). Declined (jax-int64-index-truncated) where that
+    changes the answer: a clamped coordinate that lands elsewhere (clamp: gathers, scatters in
+    mode clip), or a bad row (dropped or filled) that the cut brings into range. The
+    kernel-level lax backend keeps int64."""
     if indices.dtype != np.int64 or indices.size == 0 or not len(dims):
         return
     ix = _coordinates(indices, dims, wrap)
-    if ((ix < -2**31) | (ix >= 2**31)).any():
+    cut = ix.astype(np.int32).astype(np.int64)  # two's complement: the low 32 bits
+    d = np.array(dims, np.int64)
+    if clamp:
+        changed = (np.clip(ix, 0, d - 1) != np.clip(cut, 0, d - 1)).any()
+    else:
+        def bad(v):
+            return ((v < 0) | (v >= d)).any(axis=1)
+        changed = (bad(ix) & ~bad(cut)).any()
+    if changed:
         raise gscheck.Unimplemented("jnp truncates int64 indices outside int32 to their low 32 "
                                     "bits (another row)")
 
@@ -185,12 +199,13 @@ def make_backend(mode=None):
             return p[idx]
         return p.at[idx].get(mode=mode)
 
-    def gather(params, indices, axis, batch_dims):
+    def gather(params, indices, axis, batch_dims, graded):
         out, a, b = tf_checks.gather(params, indices, axis, batch_dims)
         if out.size == 0:
             return out
-        check_int32_coordinates(indices.reshape(indices.shape + (1,)), params.shape[a:a + 1],
-                                True)
+        if graded:
+            check_int32_coordinates(indices.reshape(indices.shape + (1,)), params.shape[a:a + 1],
+                                    True, clamp=mode not in ("fill", "drop"))
 
         def build():
             lead = (slice(None),) * (a - b)
@@ -198,13 +213,15 @@ def make_backend(mode=None):
 
         return run(jitted(("gather", a, b), build), params, indices, out=out)
 
-    def gather_nd(params, indices, batch_dims, policy, wrap):
+    def gather_nd(params, indices, batch_dims, policy, wrap, graded):
         out, b = tf_checks.gather_nd(params, indices, batch_dims, policy)
         if out.size == 0:
             return out
         depth = indices.shape[-1]
-        check_int32_coordinates(indices, params.shape[b:b + depth], wrap)
         ignore = policy == "IGNORE"
+        if graded:
+            check_int32_coordinates(indices, params.shape[b:b + depth], wrap,
+                                    clamp=not ignore and mode not in ("fill", "drop"))
 
         def one(p, i):
             if depth == 0:
@@ -225,11 +242,13 @@ def make_backend(mode=None):
 
         return run(jitted(("gather_nd", b, depth, ignore, wrap), build), params, indices, out=out)
 
-    def scatter(op, indices, updates, tensor, shape, policy, semantics, wrap):
+    def scatter(op, indices, updates, tensor, shape, policy, semantics, wrap, graded):
         out, depth = checked_scatter(op, indices, updates, tensor, shape, policy, semantics)
         if out.size == 0 or indices.size == 0:
             return out
-        check_int32_coordinates(indices, out.shape[:depth], wrap)
+        if graded:
+            check_int32_coordinates(indices, out.shape[:depth], wrap,
+                                    clamp=policy != "IGNORE" and mode == "clip")
         method = SCATTER_METHOD[op]
         if policy == "IGNORE":  # skip a bad row: JAX's drop
             kw = {"mode": "drop", "wrap_negative_indices": wrap}
@@ -253,11 +272,14 @@ def make_backend(mode=None):
         # TensorFlow's IGNORE treats a negative index as bad, as
         # .at[...](wrap_negative_indices=False) does; the jax profile wraps first.
         wrap = not (semantics == "tf-cpu" and policy == "IGNORE")
+        # Where TensorFlow raises for a bad index (tf-cpu but IGNORE), any output is the known
+        # departure; elsewhere the values are graded, and the int32 cut is declined.
+        graded = semantics != "tf-cpu" or policy == "IGNORE"
         if op == "gather":
-            return gather(params, indices, axis, batch_dims)
+            return gather(params, indices, axis, batch_dims, graded)
         if op == "gather_nd":
-            return gather_nd(params, indices, batch_dims, policy, wrap)
-        return scatter(op, indices, updates, tensor, shape, policy, semantics, wrap)
+            return gather_nd(params, indices, batch_dims, policy, wrap, graded)
+        return scatter(op, indices, updates, tensor, shape, policy, semantics, wrap, graded)
 
     return call
 
