@@ -22,8 +22,8 @@ Checks are TensorFlow's (plugins/python/tf_checks.py, at the kernel level: see g
 """
 import numpy as np
 
-import jax_backend as jb  # noqa: E402  (sets up jax with x64, tf_checks, gscheck)
-from jax_backend import gscheck, jax, jnp, tf_checks  # noqa: E402
+import jax_backend as jb  # sets up jax (x64, CPU), tf_checks and the compilation cache
+from jax_backend import jax, tf_checks
 
 lax = jax.lax
 

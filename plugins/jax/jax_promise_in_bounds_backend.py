@@ -1,5 +1,6 @@
-"""jax_backend.py with JAX's index mode "promise_in_bounds" on every `.at[...]` gather and scatter (instead
-of jnp's defaults), as a backend of its own so that the report names it and its cases replay:
+"""jax_backend.py with JAX's index mode "promise_in_bounds" on every `.at[...]` gather and
+scatter (instead of jnp's defaults), as a backend of its own so that the report names it and
+its cases replay:
 
     gscheck run --backend python:plugins/jax/jax_promise_in_bounds_backend.py \\
         --python-venv "$(scripts/jax_venv.sh | tail -1)" \\
