@@ -182,8 +182,8 @@ def check_int32_coordinates(indices, dims, wrap, clamp):
             return ((v < 0) | (v >= d)).any(axis=1)
         changed = (bad(ix) & ~bad(cut)).any()
     if changed:
-        raise gscheck.Unimplemented("jnp truncates int64 indices outside int32 to their low 32 "
-                                    "bits (another row)")
+        raise gscheck.Unimplemented("JAX cuts int64 indices outside int32 to their low 32 bits "
+                                    "here (another row)")
 
 
 def make_backend(mode=None):

@@ -17,7 +17,8 @@ has no batch_dims. The lowerings:
   on rows [N, depth] (ScatterNd adds onto zeros).
 The index modes are spelled out, as XLA's rule is: gathers mode="clip" (XLA's clamp), and
 "fill" with fill_value 0 for bad_indices_policy IGNORE (the xla profile zeroes such a row, as
-TF-XLA does); scatters mode="drop". lax takes the indices as given: no wrap, no int32 cast.
+TF-XLA does); scatters mode="drop". lax takes the indices as given (no wrap, and int64 stays
+int64) except in mode="fill", which cuts them to int32 first: declined where that matters.
 Checks are TensorFlow's (plugins/python/tf_checks.py, at the kernel level: see gather()).
 """
 import numpy as np
@@ -74,6 +75,11 @@ def gather_nd(params, indices, policy):
         return out
     depth, rp, ri = indices.shape[-1], params.ndim, indices.ndim
     ignore = policy == "IGNORE"
+    if ignore:
+        # mode="fill" casts the indices to int32 before its bounds mask (jax/_src/lax/
+        # slicing.py _gather_fill, int_dtype_for_shape): an int64 row outside int32 can come
+        # into range (probe.py, 'lax.gather rows [[2**32 + 1]] mode='fill''); declined there.
+        jb.check_int32_coordinates(indices, params.shape[:depth], False, clamp=False)
 
     def build():
         dn = lax.GatherDimensionNumbers(offset_dims=tuple(range(ri - 1, ri - 1 + rp - depth)),

@@ -67,6 +67,13 @@ print("jaxpr of x[i], i int64:",
        for e in jax.make_jaxpr(lambda x, i: x[i])(P, far).eqns])
 show("lax.gather rows [[2**32 + 1]] mode='clip' (int64)",
      lambda x, i: lax.gather(x, i, DN, (1, 3), mode="clip"), P, far[:, None])
+show("lax.gather rows [[2**32 + 1]] mode='fill', fill_value=0 (int64)",
+     lambda x, i: lax.gather(x, i, DN, (1, 3), mode="fill", fill_value=0), P, far[:, None])
+show("lax.gather rows [[-2**63 + 1]] mode='fill', fill_value=0 (int64)",
+     lambda x, i: lax.gather(x, i, DN, (1, 3), mode="fill", fill_value=0), P,
+     np.array([[-2**63 + 1]], np.int64))
+show("lax.scatter_add rows [[2**32 + 1]] of ones mode='drop' (int64)",
+     lambda x, i, u: lax.scatter_add(x, i, u, SDN, mode="drop"), P, far[:, None], ONES[:1])
 show("lax.gather rows [[1],[7],[-1]] mode='clip'",
      lambda x, i: lax.gather(x, i, DN, (1, 3), mode="clip"), P, ROWS)
 show("lax.gather rows [[1],[7],[-1]] mode='fill', fill_value=0",
