@@ -234,6 +234,7 @@ for module in "$root"/plugins/*/*_backend.py; do
   fi
   rm -f /tmp/conformance.$$.why
   known="$(dirname "$module")/${name}_known_failures.json"
+  [[ -f "$known" ]] || known="$(dirname "$module")/${name%%_*}_known_failures.json"  # a variant
   [[ -f "$known" ]] || known=""
   venv_name="$(basename "$script" _venv.sh)"
   pin_of "$name" "$venv" "$root/tools/requirements-$venv_name.txt"

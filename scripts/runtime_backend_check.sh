@@ -16,13 +16,17 @@ if (($# < 5)) || [[ "$4" != --out ]]; then
 fi
 name="$1" mode="$2" gscheck="$3" out="$5"
 shift 5
-module="$root/plugins/$name/${name}_backend.py"
-known="$root/plugins/$name/${name}_known_failures.json"
-# The venv: scripts/NAME_venv.sh, else that of NAME's prefix up to its first '_' (tf_xla: tf).
+# The module: plugins/*/NAME_backend.py (variants sit beside a main module: plugins/jax/jax_lax_...).
+# Its known failures and venv: NAME's, else those of NAME's prefix up to its first '_' (tf_xla:
+# scripts/tf_venv.sh; jax_promise_in_bounds: plugins/jax/jax_known_failures.json, same answers).
+module="$(compgen -G "$root/plugins/*/${name}_backend.py" | head -1)"
+dir="$(dirname "${module:-$root/plugins/$name/x}")"
+known="$dir/${name}_known_failures.json"
+[[ -f "$known" ]] || known="$dir/${name%%_*}_known_failures.json"
 venv_script="$root/scripts/${name}_venv.sh"
 [[ -x "$venv_script" ]] || venv_script="$root/scripts/${name%%_*}_venv.sh"
-if [[ ! -f "$module" || ! -f "$known" || ! -x "$venv_script" ]]; then
-  echo "$0: no runtime backend '$name' (plugins/$name/${name}_backend.py)" >&2
+if [[ -z "$module" || ! -f "$known" || ! -x "$venv_script" ]]; then
+  echo "$0: no runtime backend '$name' (plugins/*/${name}_backend.py with its known failures and venv script)" >&2
   exit 2
 fi
 if [[ "$mode" != with && "$mode" != without ]]; then
