@@ -4,7 +4,7 @@ its cases replay:
 
     gscheck run --backend python:plugins/jax/jax_promise_in_bounds_backend.py \\
         --python-venv "$(scripts/jax_venv.sh | tail -1)" \\
-        --known-failures plugins/jax/jax_promise_in_bounds_known_failures.json
+        --known-failures plugins/jax/jax_known_failures.json  # the same answers
 
 bad_indices_policy IGNORE still reads zeros (mode "fill") and skips rows (mode "drop").
 """
