@@ -50,6 +50,9 @@ build_plugins=1
 max_bytes=1073741824
 per_cell=10
 reuse=0
+# Seconds a plugin call may take (gscheck's default: 10 s plus 1 s per 64 MiB): a runtime that
+# allocates a 8 GiB output before refusing it takes longer than that on a loaded machine.
+call_timeout=60
 args=("$@")
 while (($#)); do
   case "$1" in
@@ -106,7 +109,7 @@ run_impl() {
   [[ -n "$known" ]] && kf=(--known-failures "$known")
   # What makes a report reusable: the CLI, the run's arguments and the known-failures file.
   local stamp
-  stamp="$(sha256sum "$gscheck" | cut -c1-16) $backend $seed $sweep $max_bytes $* ${known:+$(sha256sum "$known" | cut -c1-16)}"
+  stamp="$(sha256sum "$gscheck" | cut -c1-16) $backend $seed $sweep $max_bytes $call_timeout $* ${known:+$(sha256sum "$known" | cut -c1-16)}"
   [[ -f "${backend#*:}" ]] && stamp+=" $(sha256sum "${backend#*:}" | cut -c1-16)"  # the module or .so
   if ((reuse)) && [[ -f "$dir/report.json" && -f "$dir/run.args" && "$(cat "$dir/run.args")" == "$stamp" ]]; then
     reports+=("$name=$dir/report.json")
@@ -117,11 +120,12 @@ run_impl() {
   rm -rf "$dir"
   mkdir -p "$dir"
   echo "conformance: $name: gscheck run --backend ${backend/"$root"\//} --seed $seed" \
-    "--sweep $sweep${known:+ --known-failures ${known#"$root"/}}${*:+ $*}"
+    "--sweep $sweep --timeout $call_timeout${known:+ --known-failures ${known#"$root"/}}${*:+ $*}"
   local t0 t1
   t0=$(date +%s.%N)
   (cd "$dir" && TF_CPP_MIN_LOG_LEVEL="${TF_CPP_MIN_LOG_LEVEL:-2}" "$gscheck" run \
     --backend "$backend" --seed "$seed" --sweep "$sweep" --max-bytes "$max_bytes" --quiet \
+    --timeout "$call_timeout" \
     "${kf[@]}" "$@" --report "$dir/report.json" "${corpus[@]}" >"$dir/run.txt" 2>&1) || rc=$?
   t1=$(date +%s.%N)
   local took
