@@ -18,11 +18,14 @@ input_signature has every dimension None, so one conversion serves every shape o
   TensorScatterSub/Min/Max and every other dtype need TF Select (flex) ops, which this
   interpreter cannot run: those ops are left out of CONTRACT, those dtypes declined with the
   converter's words.
-- bad_indices_policy is dropped: GATHER_ND and SCATTER_ND have no such option.
+- bad_indices_policy: GATHER_ND and SCATTER_ND have no such option; 'IGNORE' is dropped, 'ERROR'
+  on a scatter needs TF Select ops (declined).
 Shape, dtype and attribute checks are TensorFlow's (plugins/python/tf_checks.py): the converter
 sees the shapes. What index values do is LiteRT's: its kernels' index checks ("... index out of
 bounds", "indices_has_only_positive_elements") are gscheck.BadIndex; litert_known_failures.json
-names where the converted model departs from TensorFlow's op.
+names where the converted model departs from TensorFlow's op. Where the departure would be a
+silent wrong value that no element rule describes (the lowering's arithmetic on -0.0, inf and
+colliding rows; int64 indices the CAST wraps), the case is declined with the reason.
 """
 import logging
 import os
@@ -86,16 +89,22 @@ def _select_ops(text):
 
 def _interpreter(key, fn, specs):
     """The cached (interpreter, input tensor indices in argument order) of a signature; key[0]
-    names the op, key[1] the dtype, key[-1] the bad_indices_policy (but for gather)."""
+    names the op, key[1] the dtype, key[2] the index dtype, key[-1] the bad_indices_policy (but
+    for gather)."""
     entry = _interpreters.get(key)
+    if entry is None:
+        # The converter's refusals depend on op, dtypes and policy, not on ranks (probe.py,
+        # "converter refusals": ranks 1 to 3 alike), so one refusal serves every rank.
+        entry = _interpreters.get(_refusal_key(key))
     if isinstance(entry, gscheck.Unimplemented):
         raise entry
     if entry is None:
-        module = tf.Module()  # with it the flatbuffer keeps the signature's input names
-        module.f = tf.function(fn, input_signature=specs, autograph=False)
+        # The graph path (no trackable_obj): the same converter, a third of the time of the
+        # SavedModel path (probe.py times both); absl warns that it is deprecated.
+        f = tf.function(fn, input_signature=specs, autograph=False)
         try:
             model = tf.lite.TFLiteConverter.from_concrete_functions(
-                [module.f.get_concrete_function()], module).convert()
+                [f.get_concrete_function()]).convert()
         except Exception as e:  # noqa: BLE001 (ConverterError, ValueError)
             reason = _select_ops(str(e))
             if reason is None:
@@ -103,14 +112,19 @@ def _interpreter(key, fn, specs):
             what = f"{key[0]} on {key[1]}"
             if key[0] != "gather":
                 what += f" with bad_indices_policy {key[-1]!r}"
-            _interpreters[key] = gscheck.Unimplemented(f"LiteRT's converter: {what}: {reason}")
-            raise _interpreters[key] from None
+            refusal = gscheck.Unimplemented(f"LiteRT's converter: {what}: {reason}")
+            _interpreters[_refusal_key(key)] = refusal
+            raise refusal from None
         it = litert.Interpreter(model_content=model, num_threads=1)
-        # The flatbuffer orders its inputs by name, not as the arguments a0, a1, ... come.
-        inputs = it.get_signature_runner().get_input_details()
-        entry = (it, [inputs[f"a{k}"]["index"] for k in range(len(specs))])
+        # The flatbuffer names its inputs after the arguments, in an order of its own.
+        names = {d["name"]: d["index"] for d in it.get_input_details()}
+        entry = (it, [names[f"a{k}"] for k in range(len(specs))])
         _interpreters[key] = entry
     return entry
+
+
+def _refusal_key(key):
+    return ("refused", key[0], key[1], key[2], key[-1])
 
 
 def _run(entry, arrays, indices, out):
@@ -180,8 +194,15 @@ def _lowering_changes(op, tensor, ix, up):
     neg_zero = lambda a: bool(((a == 0) & np.signbit(a)).any())  # noqa: E731
     if neg_zero(tensor) or neg_zero(up):
         return "adding the scattered zeros turns -0.0 into +0.0"
-    if ix.size and not np.isfinite(tensor[tuple(ix.T)]).all():
-        return "an infinity or NaN of the tensor times the mask's 0 is NaN"
+    if np.isinf(tensor).any() or np.isinf(up).any():
+        return "its float MUL and ADD clamp an infinity to +-3.4028235e+38"
+    dest = tensor[tuple(ix.T)]
+    if np.isnan(dest).any():
+        return "a NaN of the tensor at a destination times the mask's 0 stays NaN"
+    if op == "tensor_scatter_nd_add":
+        with np.errstate(over="ignore", invalid="ignore"):
+            if np.isinf(dest + up).any():
+                return "its float ADD clamps a sum past float32's range to +-3.4028235e+38"
     return None
 
 

@@ -9,6 +9,7 @@ have every dimension None, run by ai-edge-litert's Interpreter (one thread).
 import logging
 import os
 import re
+import time
 
 import numpy as np
 
@@ -20,13 +21,14 @@ logging.getLogger("absl").setLevel(logging.ERROR)
 tf.get_logger().setLevel(logging.ERROR)
 
 
-def convert(fn, *specs):
-    """The flatbuffer of fn, or the converter's refusal as a string."""
+def convert(fn, *specs, saved_model=False):
+    """The flatbuffer of fn, or the converter's refusal as a string: by the graph path, as the
+    backend converts, or by the SavedModel path (a tf.Module as trackable_obj)."""
     module = tf.Module()
     module.f = tf.function(fn, input_signature=list(specs), autograph=False)
     try:
         return tf.lite.TFLiteConverter.from_concrete_functions(
-            [module.f.get_concrete_function()], module).convert()
+            [module.f.get_concrete_function()], module if saved_model else None).convert()
     except Exception as e:  # noqa: BLE001
         m = re.search(r"TF Select ops: [^\n]+", str(e)) or re.search(r"Unsupported [^\n]+", str(e))
         return "refused: " + (m.group(0) if m else str(e).splitlines()[-1])
@@ -48,8 +50,8 @@ def run(fn, *arrays, times=1):
     if isinstance(model, str):
         return model
     it = litert.Interpreter(model_content=model, num_threads=1)
-    inputs = it.get_signature_runner().get_input_details()
-    index = [inputs[f"a{k}"]["index"] for k in range(len(arrays))]
+    names = {d["name"]: d["index"] for d in it.get_input_details()}
+    index = [names[f"a{k}"] for k in range(len(arrays))]
     outs = []
     for _ in range(times):
         try:
@@ -84,12 +86,19 @@ gather_nd = lambda a0, a1: tf.gather_nd(a0, a1)  # noqa: E731
 scatter_nd = lambda a0, a1, a2: tf.scatter_nd(a0, a1, a2)  # noqa: E731
 update = lambda a0, a1, a2: tf.tensor_scatter_nd_update(a0, a1, a2)  # noqa: E731
 add = lambda a0, a1, a2: tf.tensor_scatter_nd_add(a0, a1, a2)  # noqa: E731
+S = lambda r, d: tf.TensorSpec([None] * r, d)  # noqa: E731
 
 print("tensorflow", tf.__version__, "converter; ai-edge-litert interpreter")
+convert(update, S(1, tf.int32), S(2, tf.int32), S(1, tf.int32))  # the first conversion's setup
+for saved_model in (False, True):
+    start = time.perf_counter()
+    emitted = [ops_of(convert(update, S(r, tf.float32), S(2, tf.int32), S(r, tf.float32),
+                              saved_model=saved_model)) for r in (1, 2, 3)]
+    print(f"conversion path {'SavedModel' if saved_model else 'graph'}: 3 TensorScatterUpdate "
+          f"signatures in {time.perf_counter() - start:.2f} s, emitting {emitted[1]}")
 
 # What the converter emits, and for which dtypes it refuses (TF Select ops, which ai-edge-litert's
 # interpreter cannot run). Ranks 1 to 3 of params/tensor refuse alike.
-S = lambda r, d: tf.TensorSpec([None] * r, d)  # noqa: E731
 raw = {"TensorScatterUpdate": tf.raw_ops.TensorScatterUpdate,
        "TensorScatterAdd": tf.raw_ops.TensorScatterAdd,
        "TensorScatterSub": tf.raw_ops.TensorScatterSub,
@@ -188,6 +197,10 @@ print("TensorScatterAdd float32 rows [0],[0] of 2**24, 0.001 into [0.7] (TensorF
 t = np.array([-0.0, np.inf, 1.0], f32)
 print("TensorScatterUpdate float32 signs, [-0.0, inf, 1] row [1] := 5 (TensorFlow: -0.0, 5, 1):",
       show(run(update, t, i32([1]), np.array([5], f32))))
+print("TensorScatterUpdate float32 [inf, 1] row [1] := 2 (TensorFlow: inf, 2):",
+      show(run(update, np.array([np.inf, 1], f32), i32([1]), np.array([2], f32))))
+print("TensorScatterAdd float32 [3e38, 1] row [0] += 3e38 (TensorFlow: inf, 1):",
+      show(run(add, np.array([3e38, 1], f32), i32([0]), np.array([3e38], f32))))
 print("TensorScatterUpdate float32 signs, [1, 2, 3] row [1] := -0.0 (TensorFlow: 0x80000000):",
       bits(run(update, np.array([1, 2, 3], f32), i32([1]), np.array([-0.0], f32))))
 print("TensorScatterUpdate float32 subnormals, [1e-40, -1e-40] row [0] := 1e-41:",
