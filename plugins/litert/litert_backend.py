@@ -178,7 +178,7 @@ def gather_nd(params, indices, batch_dims, policy):
     return _run(it, (params, indices), indices, out)
 
 
-def _lowering_changes(op, tensor, ix, up):
+def _lowering_changes(op, tensor, ix, up, updates_rank):
     """Why the converter's arithmetic for TensorScatterUpdate/Add (tensor * (1 - mask) +
     scatter_nd(updates)) gives other values than the op on these inputs, or None."""
     in_range = ix.size == 0 or bool(((ix >= 0) & (ix < np.array(tensor.shape[:ix.shape[1]]))).all())
@@ -194,15 +194,19 @@ def _lowering_changes(op, tensor, ix, up):
     neg_zero = lambda a: bool(((a == 0) & np.signbit(a)).any())  # noqa: E731
     if neg_zero(tensor) or neg_zero(up):
         return "adding the scattered zeros turns -0.0 into +0.0"
-    if np.isinf(tensor).any() or np.isinf(up).any():
-        return "its float MUL and ADD clamp an infinity to +-3.4028235e+38"
     dest = tensor[tuple(ix.T)]
-    if np.isnan(dest).any():
-        return "a NaN of the tensor at a destination times the mask's 0 stays NaN"
-    if op == "tensor_scatter_nd_add":
-        with np.errstate(over="ignore", invalid="ignore"):
-            if np.isinf(dest + up).any():
-                return "its float ADD clamps a sum past float32's range to +-3.4028235e+38"
+    if not np.isfinite(dest).all():
+        return "an infinity or NaN of the tensor at a destination times the mask's 0 is NaN"
+    # Above rank 6 TFLite's float MUL and ADD clamp to +-3.4028235e+38 (probe.py); the
+    # TensorScatterAdd lowering adds at the updates' rank first.
+    if tensor.ndim > 6 or (op == "tensor_scatter_nd_add" and updates_rank > 6):
+        if np.isinf(tensor).any() or np.isinf(up).any():
+            return "above rank 6 its float MUL and ADD clamp an infinity to +-3.4028235e+38"
+        if op == "tensor_scatter_nd_add":
+            with np.errstate(over="ignore", invalid="ignore"):
+                if np.isinf(dest + up).any():
+                    return ("above rank 6 its float ADD clamps a sum past float32's range to "
+                            "+-3.4028235e+38")
     return None
 
 
@@ -230,7 +234,7 @@ def scatter(op, indices, updates, tensor, shape_input, policy):
     if op != "scatter_nd" and out.size:
         rows = indices.size // depth
         why = _lowering_changes(op, tensor, indices.reshape(rows, depth).astype(np.int64),
-                                updates.reshape((rows,) + tensor.shape[depth:]))
+                                updates.reshape((rows,) + tensor.shape[depth:]), updates.ndim)
         if why:
             raise gscheck.Unimplemented(f"LiteRT has no {op} kernel; the converter's lowering "
                                         f"departs here: {why}")

@@ -197,10 +197,14 @@ print("TensorScatterAdd float32 rows [0],[0] of 2**24, 0.001 into [0.7] (TensorF
 t = np.array([-0.0, np.inf, 1.0], f32)
 print("TensorScatterUpdate float32 signs, [-0.0, inf, 1] row [1] := 5 (TensorFlow: -0.0, 5, 1):",
       show(run(update, t, i32([1]), np.array([5], f32))))
-print("TensorScatterUpdate float32 [inf, 1] row [1] := 2 (TensorFlow: inf, 2):",
-      show(run(update, np.array([np.inf, 1], f32), i32([1]), np.array([2], f32))))
-print("TensorScatterAdd float32 [3e38, 1] row [0] += 3e38 (TensorFlow: inf, 1):",
-      show(run(add, np.array([3e38, 1], f32), i32([0]), np.array([3e38], f32))))
+for r in (1, 6, 7):
+    one = (1,) * (r - 1)
+    print(f"TensorScatterUpdate float32 rank {r}, [inf, 1] row [1] := 2 (TensorFlow: inf, 2):",
+          np.ravel(run(update, np.array([np.inf, 1], f32).reshape((2,) + one), i32([1]),
+                       np.full((1,) + one, 2, f32))).tolist())
+    print(f"TensorScatterAdd float32 rank {r}, [3e38, 1] row [0] += 3e38 (TensorFlow: inf, 1):",
+          np.ravel(run(add, np.array([3e38, 1], f32).reshape((2,) + one), i32([0]),
+                       np.full((1,) + one, 3e38, f32))).tolist())
 print("TensorScatterUpdate float32 signs, [1, 2, 3] row [1] := -0.0 (TensorFlow: 0x80000000):",
       bits(run(update, np.array([1, 2, 3], f32), i32([1]), np.array([-0.0], f32))))
 print("TensorScatterUpdate float32 subnormals, [1e-40, -1e-40] row [0] := 1e-41:",
