@@ -50,6 +50,7 @@ build_plugins=1
 max_bytes=1073741824
 per_cell=10
 reuse=0
+reused=0
 # Seconds a plugin call may take (gscheck's default: 10 s plus 1 s per 64 MiB): a runtime that
 # allocates a 8 GiB output before refusing it takes longer than that on a loaded machine.
 call_timeout=60
@@ -113,6 +114,7 @@ run_impl() {
   [[ -f "${backend#*:}" ]] && stamp+=" $(sha256sum "${backend#*:}" | cut -c1-16)"  # the module or .so
   if ((reuse)) && [[ -f "$dir/report.json" && -f "$dir/run.args" && "$(cat "$dir/run.args")" == "$stamp" ]]; then
     reports+=("$name=$dir/report.json")
+    reused=$((reused + 1))
     summary+=("$(printf '%-22s %7s    %-8s %s' "$name" "-" "reused" "$(grep -E '^[0-9]+ cases:' "$dir/run.txt" | tail -1)")")
     echo "conformance: $name: reusing $dir/report.json (--reuse: same CLI, arguments and known failures)"
     return
@@ -258,6 +260,7 @@ if ((${#reports[@]} == 0)); then
   exit 1
 fi
 note="$(date -u +%Y-%m-%d) on $(nproc) cores: the runs took $took s"
+((reused)) && note+=" ($reused reports reused from earlier runs: each implementation's own time is in its row)"
 ((${#skipped[@]})) && note+="; skipped: $(printf '%s; ' "${skipped[@]}")"
 python3 "$root/tools/conformance.py" --md "$md" --html "$html" --cases-per-cell "$per_cell" \
   --root "$root" "${versions[@]}" \
