@@ -158,11 +158,4 @@ def scatter(op, indices, updates, tensor, shape_input, policy):
     return _run(c, (out.copy(), ix, up), out)
 
 
-def call(op, *, params, indices, updates, tensor, shape, axis, batch_dims, bad_indices_policy,
-         semantics):
-    tf_checks.check_ranks(params, indices, updates, tensor, shape, axis)
-    if op == "gather":
-        return gather(params, indices, axis, batch_dims)
-    if op == "gather_nd":
-        return gather_nd(params, indices, batch_dims, bad_indices_policy)
-    return scatter(op, indices, updates, tensor, shape, bad_indices_policy)
+call = tf_checks.dispatch(gather, gather_nd, scatter)

@@ -26,6 +26,21 @@ def prod(dims):
     return n
 
 
+def dispatch(gather, gather_nd, scatter):
+    """The call() of a backend made of gather(params, indices, axis, batch_dims),
+    gather_nd(params, indices, batch_dims, policy) and
+    scatter(op, indices, updates, tensor, shape, policy), after TensorFlow's rank limit."""
+    def call(op, *, params, indices, updates, tensor, shape, axis, batch_dims,
+             bad_indices_policy, semantics):
+        check_ranks(params, indices, updates, tensor, shape, axis)
+        if op == "gather":
+            return gather(params, indices, axis, batch_dims)
+        if op == "gather_nd":
+            return gather_nd(params, indices, batch_dims, bad_indices_policy)
+        return scatter(op, indices, updates, tensor, shape, bad_indices_policy)
+    return call
+
+
 def check_ranks(*tensors):
     for t in tensors:
         if t is not None and t.ndim > MAX_RANK:
