@@ -38,12 +38,14 @@ struct Found {
   int64_t count = 0;
 };
 
-Found find_bits(const char* name, const Tensor& t, const std::byte* value) {
+// stop_after: the search ends at that many matches (count is then a lower bound).
+Found find_bits(const char* name, const Tensor& t, const std::byte* value,
+                int64_t stop_after = INT64_MAX) {
   Found f{name, {}, 0};
   if (t.dtype() == DType::kString || t.num_elements() > kSearchCap) return f;
   const std::size_t size = dtype_size(t.dtype());
   const std::byte* p = t.data();
-  for (int64_t i = 0; i < t.num_elements(); ++i) {
+  for (int64_t i = 0; i < t.num_elements() && f.count < stop_after; ++i) {
     if (std::memcmp(p + i * size, value, size) != 0) continue;
     if (++f.count <= 2) f.where.push_back(unravel(t.shape(), i));
   }
@@ -188,12 +190,21 @@ std::string found_text(const Found& f, const Source* src) {
 
 }  // namespace
 
+bool is_input_element(const Case& c, const Tensor& got, int64_t flat) {
+  if (got.dtype() == DType::kString || flat < 0 || flat >= got.num_elements()) return false;
+  const std::byte* value = got.data() + flat * static_cast<int64_t>(dtype_size(got.dtype()));
+  for (const std::optional<Tensor>* in : {&c.params, &c.tensor, &c.updates})
+    if (*in && (*in)->dtype() == got.dtype() && find_bits("", **in, value, 1).count) return true;
+  return false;
+}
+
 std::string triage_element(const Case& c, const Tensor& got, const Dims& index) {
   if (!c.indices || got.dtype() == DType::kString || index.size() != got.shape().dims().size())
     return "";
   const Dims out = got.shape().dims();
-  const std::byte* value = got.data() + flat_of(out, index) * dtype_size(got.dtype());
-  const std::string v = "got " + format_element(got, flat_of(out, index));
+  const int64_t flat = flat_of(out, index);
+  const std::byte* value = got.data() + flat * dtype_size(got.dtype());
+  const std::string v = "got " + format_element(got, flat);
   const bool zero = std::all_of(value, value + dtype_size(got.dtype()),
                                 [](std::byte b) { return b == std::byte{0}; });
   std::vector<Found> found;

@@ -23,4 +23,8 @@ namespace gscheck::compare {
 /// said as "zero", a value in no input as "in no input (memory the backend never wrote?)".
 std::string triage_element(const Case& c, const Tensor& got, const std::vector<int64_t>& index);
 
+/// Whether element flat of got is, bit for bit, an element of the case's params, tensor or
+/// updates (the same search, stopping at the first match): known failures' `input_element`.
+bool is_input_element(const Case& c, const Tensor& got, int64_t flat);
+
 }  // namespace gscheck::compare

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "compare/scatter_rows.h"
+#include "compare/triage.h"
 #include "core/case_json.h"
 
 namespace gscheck::reports {
@@ -300,23 +301,6 @@ bool selects(const KnownFailure& e, const CaseView& v, std::string_view name,
   return true;
 }
 
-namespace {
-// Element i of got is bit for bit an element of the case's params, tensor or updates (each
-// searched up to 2^22 elements: past that the rule explains nothing).
-bool is_input_element(const Case& c, const Tensor& got, int64_t i) {
-  const std::size_t size = dtype_size(got.dtype());
-  const std::byte* value = got.data() + i * static_cast<int64_t>(size);
-  for (const std::optional<Tensor>* in : {&c.params, &c.tensor, &c.updates}) {
-    if (!*in || (*in)->dtype() != got.dtype() || (*in)->num_elements() > (int64_t{1} << 22))
-      continue;
-    const std::byte* p = (*in)->data();
-    for (int64_t k = 0; k < (*in)->num_elements(); ++k)
-      if (std::memcmp(p + k * static_cast<int64_t>(size), value, size) == 0) return true;
-  }
-  return false;
-}
-}  // namespace
-
 bool forgives(const KnownFailure& e, const CaseView& v, const Difference& d) {
   using K = Difference::Kind;
   auto message_ok = [&] {
@@ -353,7 +337,7 @@ bool forgives(const KnownFailure& e, const CaseView& v, const Difference& d) {
     case ElementRule::kAnyValue:
       return true;
     case ElementRule::kInputElement:
-      return is_input_element(v.c(), *d.got, i);
+      return compare::is_input_element(v.c(), *d.got, i);
   }
   return false;
 }
