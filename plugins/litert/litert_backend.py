@@ -44,6 +44,7 @@ tf.get_logger().setLevel(logging.ERROR)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import gscheck  # noqa: E402
 import tf_checks  # noqa: E402
+from signature_cache import SignatureCache  # noqa: E402
 
 try:
     from importlib.metadata import version as _version
@@ -70,7 +71,10 @@ CONTRACT = {
 # LiteRT's own index checks (tflite/kernels/gather.cc, gather_nd.cc, scatter_nd.cc).
 BAD_INDEX = re.compile(r"(gather|gather_nd|scatter_nd) index out of bounds|"
                        r"indices_has_only_positive_elements was not true")
-_interpreters = {}
+# Interpreters by signature, bounded (plugins/python/signature_cache.py); the converter's
+# refusals by op, dtypes and policy: few, all kept.
+_interpreters = SignatureCache(64)
+_refusals = {}
 
 
 def _spec(dtype, rank):
@@ -91,14 +95,13 @@ def _interpreter(key, fn, specs):
     """The cached (interpreter, input tensor indices in argument order) of a signature; key[0]
     names the op, key[1] the dtype, key[2] the index dtype, key[-1] the bad_indices_policy (but
     for gather)."""
-    entry = _interpreters.get(key)
-    if entry is None:
-        # The converter's refusals depend on op, dtypes and policy, not on ranks (probe.py,
-        # "converter refusals": ranks 1 to 3 alike), so one refusal serves every rank.
-        entry = _interpreters.get(_refusal_key(key))
-    if isinstance(entry, gscheck.Unimplemented):
-        raise entry
-    if entry is None:
+    # The converter's refusals depend on op, dtypes and policy, not on ranks (probe.py,
+    # "converter refusals": ranks 1 to 3 alike), so one refusal serves every rank.
+    refused = ("refused", key[0], key[1], key[2], key[-1])
+    if refused in _refusals:
+        raise gscheck.Unimplemented(_refusals[refused])
+
+    def make():
         # The graph path (no trackable_obj): the same converter, a third of the time of the
         # SavedModel path (probe.py times both); absl warns that it is deprecated.
         f = tf.function(fn, input_signature=specs, autograph=False)
@@ -112,19 +115,14 @@ def _interpreter(key, fn, specs):
             what = f"{key[0]} on {key[1]}"
             if key[0] != "gather":
                 what += f" with bad_indices_policy {key[-1]!r}"
-            refusal = gscheck.Unimplemented(f"LiteRT's converter: {what}: {reason}")
-            _interpreters[_refusal_key(key)] = refusal
-            raise refusal from None
+            _refusals[refused] = f"LiteRT's converter: {what}: {reason}"
+            raise gscheck.Unimplemented(_refusals[refused]) from None
         it = litert.Interpreter(model_content=model, num_threads=1)
         # The flatbuffer names its inputs after the arguments, in an order of its own.
         names = {d["name"]: d["index"] for d in it.get_input_details()}
-        entry = (it, [names[f"a{k}"] for k in range(len(specs))])
-        _interpreters[key] = entry
-    return entry
+        return it, [names[f"a{k}"] for k in range(len(specs))]
 
-
-def _refusal_key(key):
-    return ("refused", key[0], key[1], key[2], key[-1])
+    return _interpreters.get(key, make)
 
 
 def _run(entry, arrays, indices, out):
