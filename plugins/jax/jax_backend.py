@@ -186,8 +186,9 @@ def check_int32_coordinates(indices, dims, wrap, clamp):
                                     "here (another row)")
 
 
-def make_backend(mode=None):
-    """The backend's call() with JAX's index mode `mode` (None: jnp's defaults)."""
+def jit_cache():
+    """jitted(key, build): jax.jit(build()) made once per key (an op and its constant
+    attributes: few, all kept; the compiled programs inside are bounded by bound_caches)."""
     cache = {}
 
     def jitted(key, build):
@@ -195,6 +196,12 @@ def make_backend(mode=None):
         if f is None:
             f = cache[key] = jax.jit(build())
         return f
+    return jitted
+
+
+def make_backend(mode=None):
+    """The backend's call() with JAX's index mode `mode` (None: jnp's defaults)."""
+    jitted = jit_cache()
 
     def take(p, idx, ignore, wrap):
         if ignore:  # bad_indices_policy IGNORE: a bad row reads zeros

@@ -34,14 +34,7 @@ SCATTER = {"scatter_nd": lax.scatter_add, "tensor_scatter_nd_update": lax.scatte
            "tensor_scatter_nd_add": lax.scatter_add, "tensor_scatter_nd_sub": lax.scatter_sub,
            "tensor_scatter_nd_min": lax.scatter_min, "tensor_scatter_nd_max": lax.scatter_max}
 
-_cache = {}
-
-
-def _jitted(key, build):
-    f = _cache.get(key)
-    if f is None:
-        f = _cache[key] = jax.jit(build())
-    return f
+_jitted = jb.jit_cache()
 
 
 def gather(params, indices, axis, batch_dims):
