@@ -32,9 +32,9 @@
 #                  build 4 GiB outputs no TensorFlow limit stops under gscheck's 4 GiB default)
 #   --cases-per-cell K  failing cases per cell and kind kept on the page (default 10)
 #   --reuse        keep an implementation's report from an earlier run into the same DIR when
-#                  that run had the same gscheck, backend file, arguments and known failures (its
-#                  DIR/<name>/run.args says so): add one implementation to a table without
-#                  running the others again
+#                  that run had the same gscheck, corpus, backend file, arguments and known
+#                  failures (its DIR/<name>/run.args says so): add one implementation to a
+#                  table without running the others again
 # Exit status: 0 table written, 1 an implementation could not be run to a report, 2 bad usage.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -86,6 +86,9 @@ if [[ -z "$md" ]]; then
 fi
 [[ -n "$html" ]] || html="$out/conformance.html"
 corpus=("$root/corpus/golden" "$root/corpus/regressions" "$root/corpus/tf")
+# The corpus every run reads, as one hash (computed once): part of each report's --reuse stamp.
+corpus_hash="$(find "${corpus[@]}" -type f -name '*.json' -print0 | sort -z | xargs -0 sha256sum |
+  sha256sum | cut -c1-16)"
 
 wanted() {  # wanted NAME: is NAME selected by --only?
   [[ -z "$only" ]] && return 0
@@ -110,7 +113,7 @@ run_impl() {
   [[ -n "$known" ]] && kf=(--known-failures "$known")
   # What makes a report reusable: the CLI, the run's arguments and the known-failures file.
   local stamp
-  stamp="$(sha256sum "$gscheck" | cut -c1-16) $backend $seed $sweep $max_bytes $call_timeout $* ${known:+$(sha256sum "$known" | cut -c1-16)}"
+  stamp="$(sha256sum "$gscheck" | cut -c1-16) $corpus_hash $backend $seed $sweep $max_bytes $call_timeout $* ${known:+$(sha256sum "$known" | cut -c1-16)}"
   [[ -f "${backend#*:}" ]] && stamp+=" $(sha256sum "${backend#*:}" | cut -c1-16)"  # the module or .so
   if ((reuse)) && [[ -f "$dir/report.json" && -f "$dir/run.args" && "$(cat "$dir/run.args")" == "$stamp" ]]; then
     reports+=("$name=$dir/report.json")
