@@ -39,8 +39,12 @@ std::vector<std::string> Runner::shard_files(std::vector<std::string> files,
   if (!shard) return files;
   std::vector<std::string> mine;
   for (std::size_t i = 0; i < files.size(); ++i)
-    if (static_cast<int64_t>(i % shard->count) == shard->index - 1) mine.push_back(files[i]);
+    if (in_shard(static_cast<int64_t>(i), shard)) mine.push_back(files[i]);
   return mine;
+}
+
+bool Runner::in_shard(int64_t position, const std::optional<reports::Shard>& shard) {
+  return !shard || position % shard->count == shard->index - 1;
 }
 
 int64_t Runner::shard_positions(int64_t count, const std::optional<reports::Shard>& shard) {
@@ -99,7 +103,7 @@ Runner::SweepEnd Runner::run_sweep(CaseSource& source, int64_t count,
   };
   const auto& shard = opts_.shard;
   while (source.position() < count && !(time_budget_s && elapsed_s() - start >= *time_budget_s)) {
-    if (shard && source.position() % shard->count != shard->index - 1) {
+    if (!in_shard(source.position(), shard)) {
       source.skip();
       continue;
     }

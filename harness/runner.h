@@ -58,6 +58,8 @@ class Runner {
   /// Shard K/N's case files: every N-th, so each shard gets a spread of ops.
   static std::vector<std::string> shard_files(std::vector<std::string> files,
                                               const std::optional<reports::Shard>& shard);
+  /// Whether case file or sweep position `position` (from 0) is the shard's: p % N == K-1.
+  static bool in_shard(int64_t position, const std::optional<reports::Shard>& shard);
   /// The number of sweep positions of `count` that belong to the shard.
   static int64_t shard_positions(int64_t count, const std::optional<reports::Shard>& shard);
 

@@ -45,13 +45,11 @@ bool xml_char(uint32_t cp) {
          (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0x10ffff);
 }
 
-}  // namespace
-
 // Escape for XML 1.0 text and attributes. Only characters XML 1.0 allows are emitted: bytes of
 // anything else (controls, U+FFFE/U+FFFF, surrogates, overlong or invalid UTF-8) become the text
 // \xNN, one per byte. A carriage return is a character reference (a parser would turn a literal
-// one into a line feed).
-std::string xml_escape(std::string_view s) {
+// one into a line feed), and so are a line feed and a tab in an attribute.
+std::string escape(std::string_view s, bool attribute) {
   std::string out;
   out.reserve(s.size());
   for (std::size_t i = 0; i < s.size();) {
@@ -75,6 +73,11 @@ std::string xml_escape(std::string_view s) {
         break;
       case '\r':
         ref = "&#13;";  // a literal one would be read as a line break
+        break;
+      case '\n':
+      case '\t':
+        // In an attribute a parser reads a literal one as a space (attribute normalisation).
+        if (attribute) ref = c == '\n' ? "&#10;" : "&#9;";
         break;
       default:
         break;
@@ -101,6 +104,11 @@ std::string xml_escape(std::string_view s) {
   }
   return out;
 }
+
+}  // namespace
+
+std::string xml_escape(std::string_view s) { return escape(s, false); }
+std::string xml_attribute(std::string_view s) { return escape(s, true); }
 
 namespace {
 
@@ -145,13 +153,13 @@ void JunitSuite::add(const CaseResult& c, bool strict) {
 }
 
 std::string junit_testcase(const CaseResult& c, const std::string& backend, bool strict) {
-  const std::string op = xml_escape(suite_name(c));
-  const std::string b = xml_escape(backend);
+  const std::string op = xml_attribute(suite_name(c));
+  const std::string b = xml_attribute(backend);
   std::string x = "    <testcase classname=\"gscheck." + b + "." + op + "\" name=\"" +
-                  xml_escape(c.name) + "\"" +
-                  (c.file.empty() ? "" : " file=\"" + xml_escape(c.file) + "\"") + " time=\"" +
+                  xml_attribute(c.name) + "\"" +
+                  (c.file.empty() ? "" : " file=\"" + xml_attribute(c.file) + "\"") + " time=\"" +
                   seconds(c.elapsed_ms) + "\"";
-  const std::string message = xml_escape(c.reason);
+  const std::string message = xml_attribute(c.reason);
   switch (c.verdict) {
     case Verdict::kPassed:
       return x + "/>\n";
@@ -173,7 +181,7 @@ std::string junit_testcase(const CaseResult& c, const std::string& backend, bool
       break;
     case Verdict::kXfail:  // a declared failure: JUnit's "skipped" keeps CI green
       x += ">\n      <skipped message=\"XFAIL: " +
-           xml_escape(c.known ? c.known->reason + " (" + c.known->link + ")" : c.reason) +
+           xml_attribute(c.known ? c.known->reason + " (" + c.known->link + ")" : c.reason) +
            "\"/>\n      <system-out>" + xml_escape(failure_text(c)) + "</system-out>\n";
       break;
     case Verdict::kXpass: {
@@ -181,7 +189,7 @@ std::string junit_testcase(const CaseResult& c, const std::string& backend, bool
                               (c.known ? c.known->reason + ", " + c.known->link : std::string()) +
                               ") but passed";
       if (strict) {
-        x += ">\n      <failure message=\"" + xml_escape(why) + "\" type=\"XPASS\">" +
+        x += ">\n      <failure message=\"" + xml_attribute(why) + "\" type=\"XPASS\">" +
              xml_escape(why) + "</failure>\n";
       } else {
         x += ">\n      <system-out>" + xml_escape(why) + "</system-out>\n";
@@ -202,30 +210,30 @@ std::string junit_head(const RunInfo& run, const std::map<std::string, JunitSuit
   }
   if (!run.interrupted.empty()) ++all.tests, ++all.errors;  // the "run" testcase below
   return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"gscheck " +
-         xml_escape(run.command) + " " + xml_escape(run.backend.name) + "\" tests=\"" +
+         xml_attribute(run.command) + " " + xml_attribute(run.backend.name) + "\" tests=\"" +
          std::to_string(all.tests) + "\" failures=\"" + std::to_string(all.failures) +
          "\" errors=\"" + std::to_string(all.errors) + "\" skipped=\"" +
          std::to_string(all.skipped) + "\" time=\"" + seconds(run.elapsed_s * 1000) + "\">\n";
 }
 
 std::string junit_suite_open(const RunInfo& run, const std::string& name, const JunitSuite& s) {
-  return "  <testsuite name=\"" + xml_escape(run.backend.name) + "." + xml_escape(name) +
+  return "  <testsuite name=\"" + xml_attribute(run.backend.name) + "." + xml_attribute(name) +
          "\" tests=\"" + std::to_string(s.tests) + "\" failures=\"" + std::to_string(s.failures) +
          "\" errors=\"" + std::to_string(s.errors) + "\" skipped=\"" + std::to_string(s.skipped) +
-         "\" time=\"" + seconds(s.ms) + "\" timestamp=\"" + xml_escape(run.started_at) + "\">\n";
+         "\" time=\"" + seconds(s.ms) + "\" timestamp=\"" + xml_attribute(run.started_at) + "\">\n";
 }
 
 std::string junit_tail(const RunInfo& run) {
   std::string x;
   if (!run.interrupted.empty()) {
     // An unfinished run fails in CI: one error testcase says why and what the report holds.
-    const std::string b = xml_escape(run.backend.name);
-    const std::string why = xml_escape("interrupted: " + run.interrupted);
+    const std::string b = xml_attribute(run.backend.name);
+    const std::string why = "interrupted: " + run.interrupted;
     x += "  <testsuite name=\"" + b + ".run\" tests=\"1\" failures=\"0\" errors=\"1\" " +
-         "skipped=\"0\" time=\"0.000000\" timestamp=\"" + xml_escape(run.started_at) + "\">\n" +
+         "skipped=\"0\" time=\"0.000000\" timestamp=\"" + xml_attribute(run.started_at) + "\">\n" +
          "    <testcase classname=\"gscheck." + b +
-         ".run\" name=\"run finished\" time=\"0.000000\">\n" + "      <error message=\"" + why +
-         "\" type=\"INTERRUPTED\">" + why +
+         ".run\" name=\"run finished\" time=\"0.000000\">\n" + "      <error message=\"" +
+         xml_attribute(why) + "\" type=\"INTERRUPTED\">" + xml_escape(why) +
          "; the report holds the cases that ran before</error>\n    </testcase>\n  </testsuite>\n";
   }
   return x + "</testsuites>\n";

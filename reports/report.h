@@ -188,6 +188,9 @@ nlohmann::json case_result_to_json(const CaseResult& r);
 /// anything XML 1.0 cannot carry (controls, U+FFFE, U+FFFF, surrogates, invalid or overlong UTF-8)
 /// as the text \xNN per byte.
 std::string xml_escape(std::string_view s);
+/// xml_escape for an attribute value: line feeds and tabs too as references, which a parser would
+/// otherwise read as spaces.
+std::string xml_attribute(std::string_view s);
 /// The pieces of JUnit XML, for writers that stream (ReportStream): a suite's counts, a
 /// testcase element, the document head (totals over the suites), a suite's opening tag, the tail
 /// (an error testcase when the run was interrupted).

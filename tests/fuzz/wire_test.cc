@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "backends/plugin/host_codec.h"
+#include "backends/plugin/host_text.h"
 #include "core/case_json.h"
 #include "fuzz/wire_check.h"
 
@@ -156,6 +157,72 @@ TEST(WireResult, AWrittenGuardPageIsSeen) {
   ASSERT_FALSE(d.outcome.ok());
   EXPECT_NE(d.outcome.error().message.find("in the guard page"), std::string::npos)
       << d.outcome.error().message;
+}
+
+// Every byte of the output's mapping outside the payload, changed alone, is seen and named by
+// its distance from the payload: the guard page before, each guard byte before and after, the
+// guard page after. (The worker checks the guard bytes too; this is gscheck's own check, which
+// holds when the worker lies.)
+TEST(WireResult, EveryChangedGuardByteIsNamed) {
+  const std::string in = result_bytes();
+  const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  const w::OutputLayout l = w::output_layout(24, page);
+  const std::size_t out_at = in.size() - l.map_bytes;
+  uint16_t payload_size = 0;
+  std::memcpy(&payload_size, in.data() + 4, 2);
+  const std::string payload = in.substr(6, payload_size);
+  const int fd = ::memfd_create("wire-test", MFD_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  const std::string clean = in.substr(out_at);
+  auto decode = [&](uint64_t at) {
+    std::string out = clean;
+    out[at] = static_cast<char>(out[at] ^ 0x5a);
+    EXPECT_EQ(::pwrite(fd, out.data(), out.size(), 0), static_cast<ssize_t>(out.size()));
+    plugin::LogTail log;
+    return plugin::read_result(payload, "", fd, 1000, log);
+  };
+  int checked = 0;
+  for (uint64_t at = 0; at < l.map_bytes; ++at) {
+    if (at >= l.payload_offset && at < l.payload_offset + 24) continue;
+    const plugin::Decoded d = decode(at);
+    ASSERT_FALSE(d.outcome.ok()) << "byte " << at << " of the mapping changed unseen";
+    const std::string& m = d.outcome.error().message;
+    std::string want;
+    if (at < page) {
+      want = "guard page before its output buffer (byte " + std::to_string(page - at) + " before";
+    } else if (at < l.payload_offset) {
+      want = "before its output buffer (guard byte " + std::to_string(l.payload_offset - at) +
+             " before the start)";
+    } else if (at < l.payload_offset + 24 + l.tail_bytes) {
+      want = "past the end of its output buffer (guard byte " +
+             std::to_string(at - l.payload_offset - 24) + " after the end)";
+    } else {
+      want = "(byte " + std::to_string(at - l.payload_offset - 24) + " after the end, in the guard";
+    }
+    ASSERT_NE(m.find(want), std::string::npos) << "byte " << at << ": " << m;
+    ++checked;
+  }
+  ::close(fd);
+  EXPECT_EQ(checked, static_cast<int>(l.map_bytes) - 24);
+  // The unchanged mapping still decodes (the loop's failures are the changed byte's doing).
+  EXPECT_EQ(fuzz::run_wire_result(reinterpret_cast<const uint8_t*>(in.data()), in.size()), 0);
+}
+
+// A chatty worker's failure shows its last lines, in order, not the first it wrote.
+TEST(LogTail, KeepsTheNewestLines) {
+  plugin::LogTail log;
+  for (int i = 0; i < 5000; ++i) {
+    const std::string line = "line " + std::to_string(i) + "\n";
+    log.add(line.data(), line.size());
+  }
+  EXPECT_EQ(log.tail(3), "; worker stderr (last 3 lines): line 4997 | line 4998 | line 4999");
+  // A line longer than is kept shows its end.
+  plugin::LogTail one;
+  const std::string longest = std::string(20000, 'a') + "the end\n";
+  one.add(longest.data(), longest.size());
+  const std::string t = one.tail();
+  EXPECT_EQ(t.substr(t.size() - 7), "the end") << t;
+  EXPECT_EQ(plugin::LogTail().tail(), "");
 }
 
 TEST(Wire, SeedsAndRandomCorruptionsNeitherCrashNorOverread) {

@@ -2,7 +2,8 @@
  * show that gscheck contains them. Each is a correct tf.gather of a float32 vector with int32
  * indices (tf-gpu) until a case's params[0] is the trigger value 13: then it misbehaves. The
  * modes that break loading (CTOR_CRASH, ENTRY_HANG, BAD_ABI) do so at once; WRONG_MESSAGE
- * declares tf_messages and words one error its own way. */
+ * declares tf_messages and words one error its own way; DEADLINE fails every call whose
+ * deadline_ns is not the instant the ABI promises (10 s + 1 s per 64 MiB of inputs from now). */
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gscheck/plugin.h"
@@ -91,9 +93,34 @@ static void misbehave(float* out, int64_t n) {
 #endif
 }
 
+#if defined(GSC_TEST_DEADLINE)
+static double tensor_bytes(const gsc_tensor* t) {
+  if (!t) return 0;
+  double n = t->dtype == GSC_INT64 ? 8 : 4; /* this plugin's dtypes: float32, int32, int64 */
+  for (int32_t d = 0; d < t->rank; ++d) n *= (double)t->dims[d];
+  return n;
+}
+#endif
+
 static int32_t run(const gsc_call* call, gsc_result* result) {
   const gsc_tensor* params = call->params;
   const gsc_tensor* indices = call->indices;
+#if defined(GSC_TEST_DEADLINE)
+  {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    const double left = ((double)call->deadline_ns - ((double)ts.tv_sec * 1e9 + ts.tv_nsec)) / 1e9;
+    const double bytes = tensor_bytes(params) + tensor_bytes(indices) + tensor_bytes(call->axis);
+    const double want = 10.0 + bytes / (64.0 * 1024 * 1024);
+    /* At most `want` away, and not much less: the call was sent moments ago. */
+    if (!(left <= want + 1e-3 && left > want - 5.0)) {
+      snprintf(result->message, sizeof result->message,
+               "deadline_ns is %.3f s away; the ABI promises %.3f s for %.0f input bytes", left,
+               want, bytes);
+      return GSC_INTERNAL;
+    }
+  }
+#endif
 #if defined(GSC_TEST_WRONG_MESSAGE)
   /* Declares TensorFlow's texts (tf_messages) but words an out-of-range axis its own way. */
   if (call->op == GSC_GATHER && params->rank == 1 && call->axis && call->axis->dtype == GSC_INT32 &&

@@ -253,7 +253,22 @@ TEST(MisbehavingPlugin, WritePastTheEndIsCaughtByTheGuardPage) {
 }
 
 TEST(MisbehavingPlugin, WriteBeforeTheStartIsCaught) {
-  expect_contained(GSCHECK_UNDERRUN_PLUGIN, "wrote before its output buffer");
+  // The 8 bytes before the output: the one nearest it is named.
+  expect_contained(GSCHECK_UNDERRUN_PLUGIN,
+                   "wrote before its output buffer (guard byte 1 before the start)");
+}
+
+// deadline_ns is an instant on CLOCK_MONOTONIC, 10 s plus 1 s per 64 MiB of inputs away (the
+// plugin checks and fails the call otherwise): a small case and one of 32 MiB of inputs.
+TEST(MisbehavingPlugin, DeadlineIsTheInstantTheAbiPromises) {
+  auto plugin = load(GSCHECK_DEADLINE_PLUGIN);
+  ASSERT_NE(plugin, nullptr);
+  for (int n : {4, 1 << 22}) {
+    const Case c = float_gather(1, n);
+    const Outcome o = plugin->run(c);
+    ASSERT_TRUE(o.ok()) << n << " elements: " << o.error().message;
+    expect_agrees(*plugin, c);
+  }
 }
 
 TEST(MisbehavingPlugin, OkWithoutAnOutputIsAnError) {

@@ -498,6 +498,13 @@ TEST(Report, XmlEscapeEmitsOnlyXmlCharacters) {
     EXPECT_EQ(xml_escape(ok), ok);
 }
 
+// In an attribute, a literal line feed or tab would be read back as a space.
+TEST(Report, XmlAttributeKeepsLineBreaksAndTabs) {
+  EXPECT_EQ(xml_attribute("a\nb\tc\rd<\""), "a&#10;b&#9;c&#13;d&lt;&quot;");
+  EXPECT_EQ(xml_escape("a\nb\tc"), "a\nb\tc");
+  EXPECT_EQ(xml_attribute("\x01"), "\\x01");
+}
+
 TEST(Report, InterruptedRunIsAnErrorInJunitAndMarkedInJson) {
   Report r;
   r.run.command = "run";
