@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # The Python host's cost and the Python-hosted backends' speed, from `gscheck run` wall times
 # (median of RUNS, --jobs 1, --repeat 1), everything in one run of this script:
-# 1. per call: the no-op module (bench/python/noop_backend.py) against the example C plugin on the
-#    same seeded tf-gpu gather_nd sweep; (difference of the times) / calls is the host's own
-#    overhead: view the inputs, call Python, copy the output, check that no view was kept.
+# 1. per call: bench/python/decline_backend.py against bench/python/decline_plugin.c, which
+#    declare one contract and decline every call, on the same seeded sweep: both see the same
+#    calls and gscheck grades each the same way (UNIMPLEMENTED), so (difference of the times) /
+#    calls is the host's own overhead: view the inputs, call Python, turn its exception into a
+#    code, check that no view was kept. Then the no-op module (noop_backend.py, an unwritten
+#    output of the right shape) against the example C plugin: the output path too, but the two
+#    are graded differently (the no-op fails its cases), so that difference is an upper bound.
 # 2. cases/s on the same N cases written by `gscheck export`: TensorFlow's C plugin (when built),
 #    the numpy example, and every shipped Python backend whose venv exists (none is installed
 #    here: scripts/<name>_venv.sh makes them). Each is given its known-failures file, so the
@@ -40,20 +44,35 @@ timed() {  # seconds of one gscheck run; its exit status goes to $tmp/rc
 echo "host_bench: $(date -u +%F) $(nproc) cores, $(uname -r), N=$n, median of $runs"
 
 # 1. The host's own overhead.
-sweep=(--sweep "$n" --seed 1 --semantics tf-gpu "$tmp/none")
-declare -A sweep_s
-for b in "plugin:$build/examples/libgather_nd_plugin.so" "python:$root/bench/python/noop_backend.py"; do
-  t=$(for i in $(seq "$runs"); do timed --backend "$b" --python-venv "$numpy_venv" "${sweep[@]}"; done | median)
-  calls=$(grep -oE '^gather_nd +[0-9]+ +[0-9]+' "$tmp/out.txt" | awk '{print $2 + $3}')
-  sweep_s[$b]=$t
-  echo "  $b: median $t s for the sweep, gather_nd calls reaching the backend: ${calls:-?}"
-done
-c_s=${sweep_s["plugin:$build/examples/libgather_nd_plugin.so"]}
-py_s=${sweep_s["python:$root/bench/python/noop_backend.py"]}
-if [[ -n "${calls:-}" && "$calls" -gt 0 ]]; then
-  echo "host overhead per call: $(echo "scale=1; ($py_s - $c_s) * 1000000 / $calls" | bc) us" \
-    "(($py_s - $c_s) s / $calls calls)"
-fi
+calls_of() {  # calls that reached the backend: graded, or declined by the backend itself
+  python3 -c 'import json, sys
+cases = json.load(open(sys.argv[1]))["cases"]
+print(sum(1 for c in cases if c["verdict"] not in ("UNIMPLEMENTED", "SKIPPED")
+          or "declines every case" in c["reason"]))' "$tmp/report.json"
+}
+pair() {  # LABEL SEMANTICS C_BACKEND PY_BACKEND: the two medians and the difference per call
+  local label=$1 sem=$2 c=$3 py=$4 b t calls c_s="" c_calls="" py_s=""
+  for b in "$c" "$py"; do
+    t=$(for i in $(seq "$runs"); do
+      timed --backend "$b" --python-venv "$numpy_venv" --sweep "$n" --seed 1 --semantics "$sem" \
+        --report "$tmp/report.json" "$tmp/none"
+    done | median)
+    calls=$(calls_of)
+    echo "  $b: median $t s for the sweep, $calls calls reaching the backend"
+    if [[ -z "$c_s" ]]; then c_s=$t c_calls=$calls; else py_s=$t; fi
+  done
+  [[ "$calls" == "$c_calls" ]] || echo "  (the two saw different calls: $c_calls and $calls)"
+  if ((calls > 0)); then
+    echo "$label: $(echo "scale=1; ($py_s - $c_s) * 1000000 / $calls" | bc) us per call" \
+      "(($py_s - $c_s) s / $calls calls)"
+  fi
+}
+decline_lib="$build/bench/python/libdecline_plugin.so"
+[[ -f "$decline_lib" ]] || { echo "$0: no $decline_lib (build with GSCHECK_BENCH)" >&2; exit 2; }
+pair "host overhead, declined calls" tf-cpu "plugin:$decline_lib" \
+  "python:$root/bench/python/decline_backend.py"
+pair "no-op with its output vs the example plugin (upper bound)" tf-gpu \
+  "plugin:$build/examples/libgather_nd_plugin.so" "python:$root/bench/python/noop_backend.py"
 
 # 2. cases/s on the same exported cases.
 "$g" export --count "$n" --seed 1 --out "$tmp/cases" >/dev/null

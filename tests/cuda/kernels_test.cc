@@ -163,26 +163,35 @@ void check_gather_paths(uint32_t elem, int src_misalign, int dst_misalign) {
   }
 }
 
-// Few rows over 4 KB: launch_gather splits each row into pieces (here 4 of 4 KB) so the grid
-// fills the machine; every byte must still land, bad rows zeroed.
+// Few rows over 4 KB: launch_gather splits each row into pieces of whole 16-byte units (16 KB:
+// 4 of 4 KB) so the grid fills the machine; every byte must still land, bad rows zeroed. Rows of
+// an odd number of units (16,400 and 12,304 bytes) cannot be split evenly and stay whole.
 TEST(GatherPaths, FewLongRowsAreSplitIntoPieces) {
   EmuExec ex(3, /*max_blocks=*/64);
-  for (uint64_t rows : {1, 2, 3, 6}) {
-    const uint64_t slice_bytes = 16384, src_rows = 5;
-    alignas(16) static uint8_t params[5 * 16384];
-    for (size_t i = 0; i < sizeof(params); ++i) params[i] = static_cast<uint8_t>(i * 7 + 3);
-    std::vector<uint8_t> out_buf(rows * slice_bytes + 32, 0xEE);
-    uint8_t* o = out_buf.data() + ((16 - reinterpret_cast<uintptr_t>(out_buf.data()) % 16) % 16);
-    int64_t bad[2] = {INT64_MAX, -1};
-    StrideMap<uint32_t> map{static_cast<uint32_t>(src_rows), 2, bad};
-    ASSERT_TRUE(launch_gather<uint32_t>(ex, map, params, o, rows, slice_bytes / 8, 8).ok());
-    for (uint64_t r = 0; r < rows; ++r) {
-      for (uint64_t b = 0; b < slice_bytes; ++b) {
-        const uint8_t want = r % 2 == 0 ? 0 : params[((r * 3 + 1) % src_rows) * slice_bytes + b];
-        ASSERT_EQ(o[r * slice_bytes + b], want) << "rows=" << rows << " row=" << r << " byte=" << b;
+  auto aligned = [](std::vector<uint8_t>& v) {
+    return v.data() + ((16 - reinterpret_cast<uintptr_t>(v.data()) % 16) % 16);
+  };
+  for (uint64_t slice_bytes : {16384, 16400, 12304, 24576}) {
+    for (uint64_t rows : {1, 2, 3, 6}) {
+      const uint64_t src_rows = 5;
+      std::vector<uint8_t> params_buf(src_rows * slice_bytes + 16);
+      uint8_t* params = aligned(params_buf);
+      for (size_t i = 0; i < src_rows * slice_bytes; ++i)
+        params[i] = static_cast<uint8_t>(i * 7 + 3);
+      std::vector<uint8_t> out_buf(rows * slice_bytes + 32, 0xEE);
+      uint8_t* o = aligned(out_buf);
+      int64_t bad[2] = {INT64_MAX, -1};
+      StrideMap<uint32_t> map{static_cast<uint32_t>(src_rows), 2, bad};
+      ASSERT_TRUE(launch_gather<uint32_t>(ex, map, params, o, rows, slice_bytes / 8, 8).ok());
+      for (uint64_t r = 0; r < rows; ++r) {
+        for (uint64_t b = 0; b < slice_bytes; ++b) {
+          const uint8_t want = r % 2 == 0 ? 0 : params[((r * 3 + 1) % src_rows) * slice_bytes + b];
+          ASSERT_EQ(o[r * slice_bytes + b], want)
+              << "slice=" << slice_bytes << " rows=" << rows << " row=" << r << " byte=" << b;
+        }
       }
+      EXPECT_EQ(o[rows * slice_bytes], 0xEE);
     }
-    EXPECT_EQ(o[rows * slice_bytes], 0xEE);
   }
 }
 
