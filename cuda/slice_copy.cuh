@@ -23,11 +23,11 @@ GSCHECK_HD_INLINE uint32_t copy_unit_bytes(uintptr_t src, uintptr_t dst) {
 }
 
 /// cuda-emu: a W-byte unit access at a misaligned address faults, as the device's would (the
-/// host's memcpy would not care).
+/// host's memcpy would not care, and the fault fails the launch, so the copy may go on).
 GSCHECK_HD_INLINE void emu_check_unit(const void* dst, const void* src, int w) {
 #if GSCHECK_EMU
-  emu::check_aligned(src, static_cast<std::size_t>(w), "a vector load");
-  emu::check_aligned(dst, static_cast<std::size_t>(w), "a vector store");
+  (void)emu::check_aligned(src, static_cast<std::size_t>(w), "a vector load");
+  (void)emu::check_aligned(dst, static_cast<std::size_t>(w), "a vector store");
 #else
   (void)dst;
   (void)src;

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite: install what is missing, configure, build, run ctest (quick profile).
+# The whole test suite: install what is missing, configure, build, run ctest (quick profile),
+# then the sanitizer pass (scripts/sanitize_check.sh: ASan + UBSan, about 10 minutes here).
 # Usage: scripts/test.sh [preset]   (default: "default"; "no-cuda" skips the CUDA toolkit)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,3 +9,4 @@ scripts/setup.sh
 cmake --preset "$preset"
 cmake --build --preset "$preset" -j "$(nproc)"
 ctest --preset "$preset" -j "$(nproc)"
+scripts/sanitize_check.sh

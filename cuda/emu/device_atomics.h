@@ -36,7 +36,7 @@ struct AtomicWord<8> {
 template <class T, class F>
 inline T atomic_rmw(T* addr, F f) {
   using U = typename AtomicWord<sizeof(T)>::type;
-  check_aligned(addr, sizeof(T), "atomic");
+  if (!check_aligned(addr, sizeof(T), "atomic")) return T{};
   U* p = reinterpret_cast<U*>(addr);
   U old = __atomic_load_n(p, __ATOMIC_RELAXED);
   for (;;) {
@@ -66,12 +66,12 @@ inline double atomicAdd(double* a, double v) {
 }
 /// sm_90's vector atomics: one RED.F32x2 / F32x4 on the device, N element atomics here.
 inline float2 atomicAdd(float2* a, float2 v) {
-  emu::check_aligned(a, sizeof(float2), "atomicAdd(float2*)");
+  if (!emu::check_aligned(a, sizeof(float2), "atomicAdd(float2*)")) return float2{};
   float* p = &a->x;
   return float2{atomicAdd(p, v.x), atomicAdd(p + 1, v.y)};
 }
 inline float4 atomicAdd(float4* a, float4 v) {
-  emu::check_aligned(a, sizeof(float4), "atomicAdd(float4*)");
+  if (!emu::check_aligned(a, sizeof(float4), "atomicAdd(float4*)")) return float4{};
   float* p = &a->x;
   return float4{atomicAdd(p, v.x), atomicAdd(p + 1, v.y), atomicAdd(p + 2, v.z),
                 atomicAdd(p + 3, v.w)};
@@ -91,7 +91,7 @@ inline long long atomicMax(long long* a, long long v) {
 template <class U>
 inline U atomicCAS(U* a, U compare, U v) {
   static_assert(sizeof(U) == 4 || sizeof(U) == 8);
-  emu::check_aligned(a, sizeof(U), "atomicCAS");
+  if (!emu::check_aligned(a, sizeof(U), "atomicCAS")) return U{};
   __atomic_compare_exchange_n(a, &compare, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
   return compare;  // the value seen: v's predecessor on success
 }

@@ -34,8 +34,8 @@ inline float4 make_float4(float x, float y, float z, float w) { return float4{x,
 /// A read-only load through the non-coherent cache: an aligned load of sizeof(T) bytes.
 template <class T>
 inline T __ldg(const T* p) {
-  emu::check_aligned(p, sizeof(T), "__ldg");
-  T v;
+  T v{};
+  if (!emu::check_aligned(p, sizeof(T), "__ldg")) return v;
   std::memcpy(static_cast<void*>(&v), p, sizeof(T));  // a typed host load would be aliasing UB
   return v;
 }

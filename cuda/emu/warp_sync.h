@@ -79,12 +79,16 @@ class FaultScope {
 /// listening: a kernel called directly, outside an executor).
 void fault(const std::string& what);
 
-/// The device's alignment rule for a `bytes`-wide access: a misaligned one faults.
-inline void check_aligned(const void* p, std::size_t bytes, const char* what) {
+/// The device's alignment rule for a `bytes`-wide access: a misaligned one faults. False then:
+/// the caller skips the access, as the device never performs it (on the host a typed
+/// misaligned access would be undefined behaviour, which UBSan reports).
+[[nodiscard]] inline bool check_aligned(const void* p, std::size_t bytes, const char* what) {
   if ((reinterpret_cast<uintptr_t>(p) & (bytes - 1)) != 0) [[unlikely]] {
     fault(std::string("misaligned address (cudaErrorMisalignedAddress on the device): ") + what +
           " needs " + std::to_string(bytes) + "-byte alignment");
+    return false;
   }
+  return true;
 }
 
 /// Runs one block warp-synchronously: body(kernel, t) for each of its threads, each warp's lanes

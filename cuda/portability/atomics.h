@@ -148,7 +148,7 @@ GSCHECK_HD_INLINE void red_add_x2(T* addr, unsigned int packed) {
 #endif
   }
 #elif GSCHECK_EMU
-  emu::check_aligned(addr, 4, "red.global.add.noftz.f16x2/bf16x2");
+  if (!emu::check_aligned(addr, 4, "red.global.add.noftz.f16x2/bf16x2")) return;
   red_add_half(addr, bit_cast<T>(static_cast<uint16_t>(packed & 0xFFFFu)));
   red_add_half(addr + 1, bit_cast<T>(static_cast<uint16_t>(packed >> 16)));
 #else

@@ -85,39 +85,53 @@ def _sig(*arrays):
     return tuple((a.dtype.str, a.ndim) for a in arrays)
 
 
-def _build(op, params, indices, updates, tensor, shape, axis, batch_dims, policy):
-    """(key, function, tensor inputs) for one call; constants live in the key."""
+def _build(op, params, indices, updates, tensor, shape, axis, batch_dims, policy, kernel):
+    """(key, function, tensor inputs) for one call; constants live in the key. kernel: the raw
+    ops (GatherV2, GatherNd, ScatterNd, TensorScatter*) instead of the Python wrappers."""
     kw = {"bad_indices_policy": policy} if policy else {}
     if op == "gather":
         a = None if axis is None else axis.tolist()  # a constant: XLA needs it at compile time
-        key = (op, _sig(params, indices), repr(a), batch_dims)
+        key = (op, _sig(params, indices), repr(a), batch_dims, kernel)
+        if kernel:
+            ad = tf.as_dtype(axis.dtype)
+            return (key, lambda p, i: tf.raw_ops.GatherV2(params=p, indices=i,
+                                                          axis=tf.constant(a, ad),
+                                                          batch_dims=batch_dims),
+                    (params, indices))
         return key, lambda p, i: tf.gather(p, i, axis=a, batch_dims=batch_dims), (params, indices)
     if op == "gather_nd":
-        key = (op, _sig(params, indices), batch_dims, policy)
+        key = (op, _sig(params, indices), batch_dims, policy, kernel)
+        if kernel:
+            return (key, lambda p, i: tf.raw_ops.GatherNd(params=p, indices=i, **kw),
+                    (params, indices))
         return key, lambda p, i: tf.gather_nd(p, i, batch_dims=batch_dims, **kw), (params, indices)
     if op == "scatter_nd":
         s = shape.tolist()
-        key = (op, _sig(indices, updates), str(shape.dtype), repr(s), policy)
+        key = (op, _sig(indices, updates), str(shape.dtype), repr(s), policy, kernel)
         sd = tf.as_dtype(shape.dtype)
+        if kernel:
+            return (key, lambda i, u: tf.raw_ops.ScatterNd(indices=i, updates=u,
+                                                           shape=tf.constant(s, sd), **kw),
+                    (indices, updates))
         return (key, lambda i, u: tf.scatter_nd(i, u, tf.constant(s, sd), **kw),
                 (indices, updates))
-    key = (op, _sig(tensor, indices, updates), policy)
-    if policy:  # the Python wrappers take no policy: the raw op, as TensorFlow's tests call it
+    key = (op, _sig(tensor, indices, updates), policy, kernel)
+    if policy or kernel:  # the Python wrappers take no policy: the raw op, as TF's tests call it
         raw = getattr(tf.raw_ops, _RAW[op])
-        return (key, lambda t, i, u: raw(tensor=t, indices=i, updates=u, bad_indices_policy=policy),
+        return (key, lambda t, i, u: raw(tensor=t, indices=i, updates=u, **kw),
                 (tensor, indices, updates))
     fn = getattr(tf, op)
     return key, lambda t, i, u: fn(t, i, u), (tensor, indices, updates)
 
 
-def _check_gather_shape(result, params, indices, axis, batch_dims):
+def _check_gather_shape(result, params, indices, axis, batch_dims, kernel):
     """XLA's gather from an axis of size 0 returns a tensor of another shape (docs/spec_notes.md):
     said as the backend's failure, not passed on as an output. Only there: where TensorFlow
     raises on shapes, what XLA returns instead is graded as it is."""
     a = batch_dims if axis is None else int(axis.reshape(-1)[0])  # axis=None is batch_dims
     bd = batch_dims + indices.ndim if batch_dims < 0 else batch_dims
-    if axis is not None and a == 0:
-        bd = 0  # tf.gather drops batch_dims for a constant axis 0
+    if axis is not None and a == 0 and not kernel:
+        bd = 0  # tf.gather drops batch_dims for a constant axis 0 (GatherV2 does not)
     a = a + params.ndim if a < 0 else a
     if not 0 <= bd <= a < params.ndim or params.shape[a] != 0:
         return
@@ -158,8 +172,22 @@ def _raise_for(e):
     raise e
 
 
-def call(op, *, params, indices, updates, tensor, shape, axis, batch_dims, bad_indices_policy,
-         semantics):
+def make_call(kernel):
+    """The backend's call(): at TensorFlow's Python API level, or the raw ops' (kernel)."""
+    def call(op, *, params, indices, updates, tensor, shape, axis, batch_dims,
+             bad_indices_policy, semantics):
+        return _call(op, params, indices, updates, tensor, shape, axis, batch_dims,
+                     bad_indices_policy, kernel)
+    return call
+
+
+call = make_call(kernel=False)
+
+
+def _call(op, params, indices, updates, tensor, shape, axis, batch_dims, bad_indices_policy,
+          kernel):
+    if kernel and op == "gather" and axis is None:
+        raise gscheck.InvalidArgument("GatherV2 takes an axis tensor")
     data = tensor if tensor is not None else params if params is not None else updates
     if op == "tensor_scatter_nd_sub" and data.dtype == np.bool_:
         # TF-XLA 2.21 dies with SIGSEGV compiling it (known failure with its repro).
@@ -167,7 +195,7 @@ def call(op, *, params, indices, updates, tensor, shape, axis, batch_dims, bad_i
     if op == "scatter_nd" and (shape.ndim != 1 or shape.dtype.kind != "i"):
         raise gscheck.InvalidArgument("scatter_nd's shape must be an integer vector")
     key, fn, args = _build(op, params, indices, updates, tensor, shape, axis, batch_dims,
-                           bad_indices_policy)
+                           bad_indices_policy, kernel)
     try:
         f = _compiled(key, fn, args)
         out = None
@@ -180,7 +208,7 @@ def call(op, *, params, indices, updates, tensor, shape, axis, batch_dims, bad_i
                 out = gscheck.output(static.as_list())  # ResourceExhausted over the budget
         result = f(*[tf.constant(a) for a in args]).numpy()
         if op == "gather":
-            _check_gather_shape(result, params, indices, axis, batch_dims)
+            _check_gather_shape(result, params, indices, axis, batch_dims, kernel)
         elif op == "gather_nd":
             _check_gather_nd_shape(result, params, indices, batch_dims)
         if out is None:
