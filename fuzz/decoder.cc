@@ -190,7 +190,14 @@ class Decoder {
   // A one-in-n event, never taken on exhausted input.
   bool rare(int n) { return pick(n) == n - 1; }
 
-  Semantics semantics() { return flag() ? Semantics::kTfGpu : Semantics::kTfCpu; }
+  // TensorFlow's two semantics three times in four (what cuda-emu and the C plugins claim), xla
+  // and jax one time in eight each (the reference alone, or a backend that declares them).
+  Semantics semantics() {
+    const int sel = pick(8);
+    if (sel == 6) return Semantics::kXla;
+    if (sel == 7) return Semantics::kJax;
+    return sel % 2 ? Semantics::kTfGpu : Semantics::kTfCpu;
+  }
   DType element_dtype() { return kElementDTypes[pick(std::size(kElementDTypes))]; }
   DType index_dtype() {
     if (rare(16)) return kOtherIntegerDTypes[pick(std::size(kOtherIntegerDTypes))];

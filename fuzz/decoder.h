@@ -35,9 +35,9 @@ struct DecodeLimits {
 /// range, shapes that match); a minority of choices, biased towards boundaries, break one of
 /// TensorFlow's checks on purpose: index values 0, n-1, n, -1 and the index dtype's min/max,
 /// duplicate rows, axis/batch_dims at and beyond their extremes, every bad_indices_policy (and an
-/// unknown one), mismatched shapes, both semantics, every dtype and the int16/int32/int64 index
-/// dtypes (rarely another integer dtype). Exhausted input reads as zeros, which the decoder maps to
-/// the plain choice, so short inputs give simple valid cases.
+/// unknown one), mismatched shapes, every semantics profile, every dtype and the int16/int32/int64
+/// index dtypes (rarely another integer dtype). Exhausted input reads as zeros, which the decoder
+/// maps to the plain choice, so short inputs give simple valid cases.
 ///
 ///   Case c = decode_case(Family::kGatherNd, data, size);
 Case decode_case(Family family, const uint8_t* data, std::size_t size,
