@@ -2,10 +2,7 @@
 // streamed from files through a spool.
 #include "reports/combine.h"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
 #include <cstdio>
 #include <cstring>
@@ -14,6 +11,7 @@
 #include <unordered_map>
 
 #include "core/case_json.h"
+#include "reports/spool.h"
 
 namespace gscheck::reports {
 namespace {
@@ -208,43 +206,6 @@ Expected<Plan> Merger::plan() const {
   return out;
 }
 
-// Case texts written one after another to an unlinked temporary file, read back by offset.
-class Spool {
- public:
-  ~Spool() {
-    if (f_) std::fclose(f_);
-  }
-  Status append(const std::string& text, std::pair<uint64_t, uint64_t>* where) {
-    if (!f_) f_ = std::tmpfile();
-    if (!f_ || std::fwrite(text.data(), 1, text.size(), f_) != text.size())
-      return Error{ErrorClass::kInternal, "report merge: writing the case spool failed"};
-    *where = {size_, text.size()};
-    size_ += text.size();
-    return {};
-  }
-  Expected<std::string> read(std::pair<uint64_t, uint64_t> where) {
-    if (!flushed_ && f_ && std::fflush(f_) != 0)
-      return Error{ErrorClass::kInternal, "report merge: writing the case spool failed"};
-    flushed_ = true;
-    std::string text(where.second, '\0');
-    std::size_t got = 0;
-    while (got < text.size()) {
-      const ssize_t n = ::pread(fileno(f_), text.data() + got, text.size() - got,
-                                static_cast<off_t>(where.first + got));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0)
-        return Error{ErrorClass::kInternal, "report merge: rereading the case spool failed"};
-      got += static_cast<std::size_t>(n);
-    }
-    return text;
-  }
-
- private:
-  std::FILE* f_ = nullptr;
-  uint64_t size_ = 0;
-  bool flushed_ = false;
-};
-
 }  // namespace
 
 Expected<Report> merge_reports(std::vector<MergeInput> inputs, bool force) {
@@ -268,18 +229,19 @@ Status merge_report_files(const std::vector<std::string>& paths, bool force, int
                           const std::function<Status(const RunInfo&)>& begin,
                           const CaseSink& emit) {
   Merger m(force);
-  Spool spool;
-  std::vector<std::vector<std::pair<uint64_t, uint64_t>>> at(paths.size());
+  Spool spool("report merge");
+  std::vector<std::vector<Spool::Where>> at(paths.size());
   for (std::size_t p = 0; p < paths.size(); ++p) {
     m.begin_part(paths[p]);
     RunInfo run;
     GSCHECK_RETURN_IF_ERROR(
         read_report_file(paths[p], max_bytes, run, [&](CaseResult&& c) -> Status {
           GSCHECK_RETURN_IF_ERROR(m.add_case(c));
-          at[p].emplace_back();
-          return spool.append(
-              case_result_to_json(c).dump(-1, ' ', false, json::error_handler_t::replace),
-              &at[p].back());
+          auto where = spool.append(
+              case_result_to_json(c).dump(-1, ' ', false, json::error_handler_t::replace));
+          if (!where.ok()) return where.error();
+          at[p].push_back(*where);
+          return {};
         }));
     m.end_part(std::move(run));
   }

@@ -74,8 +74,9 @@ struct ReportDiff {
 /// Cases are matched by name (case files and sweep cases carry stable names); a name given twice
 /// in one report is an error naming it.
 Expected<ReportDiff> diff_reports(const Report& old_report, const Report& new_report);
-/// The same for two files, read case by case (reports/report_reader.h): memory holds what an old
-/// case needs to be matched (name, inputs, verdict, reason), never a whole report.
+/// The same for two files, read case by case (reports/report_reader.h): memory holds a few words
+/// per case (hashes of the name and inputs, the verdict, where its name and reason wait in an
+/// unlinked spool file) and the changed cases, never a whole report.
 Expected<ReportDiff> diff_report_files(const std::string& old_path, const std::string& new_path,
                                        int64_t max_bytes);
 /// The diff as text: notes, a summary line, the changed cases, the changed matrix rows.

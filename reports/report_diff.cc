@@ -2,14 +2,14 @@
 // as a table and as JSON.
 #include <algorithm>
 #include <cstdio>
-#include <deque>
+#include <functional>
 #include <map>
 #include <set>
+#include <string_view>
 #include <tuple>
-#include <unordered_map>
-#include <unordered_set>
 
 #include "reports/combine.h"
+#include "reports/spool.h"
 
 namespace gscheck::reports {
 
@@ -124,47 +124,64 @@ json counts_json(const std::map<Verdict, int64_t>& m) {
 
 namespace {
 
-// What diffing needs of an old case until its new counterpart comes.
+// What diffing keeps of an old case until its new counterpart comes: a few words. Its name and
+// reason wait in a spool, read back only to confirm a match whose hashes agree and to report a
+// removed or fixed case, so `report diff` of two 1e6-case reports holds tens of MB, not GB.
 struct OldCase {
-  std::string name, identity, reason;
-  Verdict verdict;
+  uint64_t name_hash = 0, identity_hash = 0;
+  uint64_t seq = 0;  // its place in the old report: removed cases are listed in that order
+  Spool::Where name, reason;
+  Verdict verdict = Verdict::kPassed;
   bool matched = false;
 };
 
-// A diff built case by case: every old case first, then the new ones in their order. An old case
-// is kept as an OldCase (a deque: its name is the key of the index), a new case only long enough
-// to be classified.
+// A new case whose name no old case has: only checked for a second case of the same name.
+struct NewOnly {
+  uint64_t name_hash = 0;
+  Spool::Where name;
+};
+
+uint64_t hash_text(std::string_view s) { return std::hash<std::string_view>{}(s); }
+
+// A diff built case by case: every old case first, then the new ones in their order. Names are
+// matched exactly: equal hashes only say where to look.
 class Differ {
  public:
   Status add_old(const CaseResult& c) {
-    if (olds_.size() == olds_.max_size()) return invalid_argument("report diff: too many cases");
-    olds_.push_back({c.name, identity(c), c.reason, c.verdict});
-    if (!index_.try_emplace(olds_.back().name, olds_.size() - 1).second) {
-      const std::string name = olds_.back().name;
-      olds_.pop_back();
-      return duplicate("old", name);
-    }
+    if (sealed_) return Error{ErrorClass::kInternal, "report diff: an old case after a new one"};
+    auto name = spool_.append(c.name);
+    if (!name.ok()) return name.error();
+    auto reason = spool_.append(c.reason);
+    if (!reason.ok()) return reason.error();
+    olds_.push_back({hash_text(c.name), hash_text(identity(c)), olds_.size(), *name, *reason,
+                     c.verdict, false});
     old_tally_.add(c);
     return {};
   }
 
   Status add_new(const CaseResult& c) {
-    if (!new_names_.insert(c.name).second) return duplicate("new", c.name);
+    if (!sealed_) GSCHECK_RETURN_IF_ERROR(seal());
     new_tally_.add(c);
-    auto it = index_.find(c.name);
-    OldCase* o = it == index_.end() ? nullptr : &olds_[it->second];
-    if (o) o->matched = true;
-    if (o && o->identity != identity(c)) {  // same name, another case: removed + added
-      ++redrawn_;
-      add(c.name + " (old case)", o, nullptr);
-      add(c.name, nullptr, &c);
-      return {};
+    auto found = find_old(c.name);
+    if (!found.ok()) return found.error();
+    OldCase* o = *found;
+    if (!o) {
+      auto name = spool_.append(c.name);
+      if (!name.ok()) return name.error();
+      new_only_.push_back({hash_text(c.name), *name});
+      return add(c.name, nullptr, &c);
     }
-    add(c.name, o, &c);
-    return {};
+    if (o->matched) return duplicate("new", c.name);
+    o->matched = true;
+    if (o->identity_hash != hash_text(identity(c))) {  // same name, another case: removed + added
+      ++redrawn_;
+      GSCHECK_RETURN_IF_ERROR(add(c.name + " (old case)", o, nullptr));
+      return add(c.name, nullptr, &c);
+    }
+    return add(c.name, o, &c);
   }
 
-  ReportDiff finish(const RunInfo& o, const RunInfo& n);
+  Expected<ReportDiff> finish(const RunInfo& o, const RunInfo& n);
 
  private:
   static Error duplicate(const std::string& which, const std::string& name) {
@@ -172,28 +189,81 @@ class Differ {
                             "\"; cases are matched by name, so names must be unique");
   }
 
-  void add(const std::string& key, const OldCase* a, const CaseResult* b) {
+  static bool by_hash(const OldCase& a, const OldCase& b) {
+    return std::tie(a.name_hash, a.seq) < std::tie(b.name_hash, b.seq);
+  }
+
+  // The old cases are all read: sort them by name hash and refuse a name given twice.
+  Status seal() {
+    sealed_ = true;
+    std::sort(olds_.begin(), olds_.end(), by_hash);
+    for (std::size_t i = 0; i < olds_.size(); ++i)
+      for (std::size_t j = i + 1; j < olds_.size() && olds_[j].name_hash == olds_[i].name_hash;
+           ++j) {
+        auto a = spool_.read(olds_[i].name), b = spool_.read(olds_[j].name);
+        if (!a.ok()) return a.error();
+        if (!b.ok()) return b.error();
+        if (*a == *b) return duplicate("old", *a);
+      }
+    return {};
+  }
+
+  // The old case of this name, or nullptr.
+  Expected<OldCase*> find_old(const std::string& name) {
+    OldCase key;
+    key.name_hash = hash_text(name);
+    for (auto it = std::lower_bound(olds_.begin(), olds_.end(), key, by_hash);
+         it != olds_.end() && it->name_hash == key.name_hash; ++it) {
+      auto text = spool_.read(it->name);
+      if (!text.ok()) return text.error();
+      if (*text == name) return &*it;
+    }
+    return static_cast<OldCase*>(nullptr);
+  }
+
+  Status add(const std::string& key, const OldCase* a, const CaseResult* b) {
     const auto change = classify(a ? std::optional(a->verdict) : std::nullopt,
                                  b ? std::optional(b->verdict) : std::nullopt);
     if (!change) {
       ++d_.unchanged;
-      return;
+      return {};
     }
     CaseChange c{key, *change, a ? std::optional(a->verdict) : std::nullopt,
                  b ? std::optional(b->verdict) : std::nullopt, ""};
-    c.reason = (*change == Change::kRemoved || *change == Change::kFixed) ? a->reason : b->reason;
+    if (*change == Change::kRemoved || *change == Change::kFixed) {
+      auto reason = spool_.read(a->reason);
+      if (!reason.ok()) return reason.error();
+      c.reason = std::move(*reason);
+    } else {
+      c.reason = b->reason;
+    }
     d_.cases.push_back(std::move(c));
+    return {};
   }
 
-  std::deque<OldCase> olds_;
-  std::unordered_map<std::string_view, std::size_t> index_;
-  std::unordered_set<std::string> new_names_;
+  Spool spool_{"report diff"};
+  std::vector<OldCase> olds_;
+  std::vector<NewOnly> new_only_;
+  bool sealed_ = false;
   RunTally old_tally_, new_tally_;
   int64_t redrawn_ = 0;
   ReportDiff d_;
 };
 
-ReportDiff Differ::finish(const RunInfo& o, const RunInfo& n) {
+Expected<ReportDiff> Differ::finish(const RunInfo& o, const RunInfo& n) {
+  if (!sealed_) GSCHECK_RETURN_IF_ERROR(seal());
+  // A name twice among the new cases no old case has (twice among matched ones is caught as
+  // the second comes).
+  std::sort(new_only_.begin(), new_only_.end(),
+            [](const NewOnly& a, const NewOnly& b) { return a.name_hash < b.name_hash; });
+  for (std::size_t i = 0; i < new_only_.size(); ++i)
+    for (std::size_t j = i + 1;
+         j < new_only_.size() && new_only_[j].name_hash == new_only_[i].name_hash; ++j) {
+      auto a = spool_.read(new_only_[i].name), b = spool_.read(new_only_[j].name);
+      if (!a.ok()) return a.error();
+      if (!b.ok()) return b.error();
+      if (*a == *b) return duplicate("new", *a);
+    }
   ReportDiff& d = d_;
   d.old_label = label(o);
   d.new_label = label(n);
@@ -207,8 +277,14 @@ ReportDiff Differ::finish(const RunInfo& o, const RunInfo& n) {
   if (o.shard.has_value() || n.shard.has_value())
     d.notes.push_back("a report is one shard (" + shard_text(o.shard) + " vs " +
                       shard_text(n.shard) + "): merge the shards first to compare whole runs");
-  for (const OldCase& c : olds_)
-    if (!c.matched) add(c.name, &c, nullptr);
+  std::sort(olds_.begin(), olds_.end(),
+            [](const OldCase& a, const OldCase& b) { return a.seq < b.seq; });
+  for (const OldCase& c : olds_) {
+    if (c.matched) continue;
+    auto name = spool_.read(c.name);
+    if (!name.ok()) return name.error();
+    GSCHECK_RETURN_IF_ERROR(add(*name, &c, nullptr));
+  }
   if (redrawn_ > 0)
     d.notes.push_back(std::to_string(redrawn_) +
                       " cases have the same name but other inputs (the backends claim other "

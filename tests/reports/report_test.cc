@@ -346,6 +346,55 @@ TEST(Report, ReadBackIsDistrustful) {
   EXPECT_TRUE(diff_reports(r, r).ok());
 }
 
+// Diff matches names exactly though it keeps only their hashes: a name twice in the old report,
+// or twice among the new report's own cases, is refused by name; removed and fixed cases carry the
+// old report's reason, removed ones in the old report's order.
+TEST(Report, DiffNamesDuplicatesAndKeepsOldReasons) {
+  const Report r = sample_report();
+  Report old_dup = r;
+  old_dup.cases.push_back(old_dup.cases.back());
+  auto d = diff_reports(old_dup, r);
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.error().message.find("the old report has two cases named \"" + r.cases.back().name),
+            std::string::npos)
+      << d.error().message;
+
+  Report new_dup = r;
+  CaseResult extra = new_dup.cases.front();
+  extra.name = "gather/only_in_new";
+  new_dup.cases.push_back(extra);
+  new_dup.cases.push_back(extra);
+  d = diff_reports(r, new_dup);
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.error().message.find("the new report has two cases named \"gather/only_in_new\""),
+            std::string::npos)
+      << d.error().message;
+
+  Report old = r;
+  for (int i = 0; i < 3; ++i) {
+    CaseResult gone = r.cases.front();
+    gone.name = "gather/gone_" + std::to_string(2 - i);  // old order: gone_2, gone_1, gone_0
+    gone.reason = "old reason " + std::to_string(i);
+    old.cases.push_back(gone);
+  }
+  Report fixed = r;
+  ASSERT_EQ(r.cases[1].verdict, Verdict::kFailed);
+  fixed.cases[1].verdict = Verdict::kPassed;
+  fixed.cases[1].reason = "bit-exact";
+  d = diff_reports(old, fixed);
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  std::vector<std::string> removed;
+  for (const CaseChange& c : d->cases) {
+    if (c.change == Change::kRemoved) {
+      removed.push_back(c.name);
+      EXPECT_EQ(c.reason, "old reason " + std::to_string(removed.size() - 1));
+    }
+    if (c.change == Change::kFixed) EXPECT_EQ(c.reason, r.cases[1].reason);
+  }
+  EXPECT_EQ(removed, (std::vector<std::string>{"gather/gone_2", "gather/gone_1", "gather/gone_0"}));
+  EXPECT_EQ(d->unchanged, static_cast<int64_t>(r.cases.size()) - 1);
+}
+
 // The sample plus a case whose repeats differed on a backend declaring determinism.
 Report report_with_nondeterministic() {
   Report r = sample_report();
