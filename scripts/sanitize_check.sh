@@ -4,7 +4,7 @@
 #   1. every unit-test program of the list below,
 #   2. `gscheck run` over the golden corpus and the regressions on the reference and on cuda-emu
 #      (the default backend), and a short seeded sweep on every in-tree backend
-#      (list-backends: cuda-emu's modes included).
+#      (list-backends: cuda-emu's modes included) and on the example plugin through the worker.
 # Any sanitizer report fails it (halt_on_error; UBSan too), with the report on stderr. A memory
 # error whose value is discarded (a prefetch one row past the end, a store past the output) is
 # what this finds and the release build does not.
@@ -19,7 +19,7 @@ B=build/sanitize
 cmake --preset sanitize >/dev/null
 tests=(core_test reference_test compare_test reports_test harness_test backends_test
   cuda_emu_test fuzz_wire_test tools_test)
-cmake --build --preset sanitize -j "$(nproc)" --target gscheck gscheck-worker \
+cmake --build --preset sanitize -j "$(nproc)" --target gscheck gscheck-worker gather_nd_plugin \
   "${tests[@]}"
 built=$(date +%s)
 echo "sanitize_check: built in $((built - start)) s"
@@ -55,14 +55,15 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 mkdir "$scratch/none"  # a run given no case folder reads the default corpus
 backends=$("$B/tools/gscheck" list-backends | grep -E '^[a-z]' | grep -v '^cuda$\|^cuda-det$')
-# Not the example plugin through the worker yet: under ASan one fresh worker in 200 cases exits
-# with ASan's status while starting, with nothing in its stderr tail (2026-12-03, open; the
-# worker's PID namespace and seccomp filter are the suspects). plugin_test runs it in release.
+# The example plugin (built with the sanitizers too) through the sanitized worker, in its
+# contained process: the host's wire, guards and sandbox under ASan, on both sides of the pipe.
+backends+=" plugin:$B/examples/libgather_nd_plugin.so"
 for b in $backends; do
   t0=$(date +%s)
   rc=0
   corpus=()
   [[ "$b" == reference || "$b" == cuda-emu ]] && corpus=(corpus/golden corpus/regressions)
+  [[ "$b" == plugin:* ]] && corpus=(corpus/golden/gather_nd)
   # Exit 1 is a FAILED case: graded elsewhere (the main job); here only a sanitizer counts.
   "$B/tools/gscheck" run --backend "$b" --seed 20261203 --sweep "$sweep" --quiet \
     --report "$scratch/report.json" "${corpus[@]}" "$scratch/none" >"$scratch/out.txt" 2>&1 ||

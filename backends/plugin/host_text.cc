@@ -35,8 +35,26 @@ std::string LogTail::tail(int lines) const {
     s = nl == std::string_view::npos ? std::string_view() : s.substr(0, nl);
   }
   if (parts.empty()) return "";
-  std::string out = "; worker stderr (last " + std::to_string(parts.size()) + " line" +
-                    (parts.size() > 1 ? "s" : "") + "): ";
+  // A sanitizer's report is a headline and a stack: the tail alone would show only the stack's
+  // outer frames, so the newest headline above it comes first.
+  std::string_view headline;
+  for (std::string_view mark : {"ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:",
+                                "Sanitizer CHECK failed", "WARNING: ThreadSanitizer"}) {
+    const auto at = s.rfind(mark);
+    if (at == std::string_view::npos) continue;
+    const auto begin = s.rfind('\n', at), end = s.find('\n', at);
+    const std::string_view line =
+        s.substr(begin == std::string_view::npos ? 0 : begin + 1,
+                 end == std::string_view::npos ? std::string_view::npos : end - begin - 1);
+    if (line.data() > headline.data()) headline = line;
+  }
+  std::string out = "; worker stderr (";
+  if (!headline.empty()) {
+    if (headline.size() > 300) headline = headline.substr(0, 300);
+    out += "its sanitizer report's headline, then ";
+  }
+  out += "last " + std::to_string(parts.size()) + " line" + (parts.size() > 1 ? "s" : "") + "): ";
+  if (!headline.empty()) out += sanitize(headline) + " | ... | ";
   for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
     std::string_view line = *it;
     if (line.size() > 300) line = line.substr(line.size() - 300);

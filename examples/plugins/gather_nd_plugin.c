@@ -80,7 +80,11 @@ static int32_t run(const gsc_call* call, gsc_result* result) {
     int in_range = 1;
     for (int j = 0; j < depth; ++j) {
       const int64_t v = index_at(indices, r * depth + j);
-      if (v < 0 || v >= params->dims[j]) in_range = 0;
+      /* Stop at the first bad coordinate: folding INT64_MAX into the offset overflows (UB). */
+      if (v < 0 || v >= params->dims[j]) {
+        in_range = 0;
+        break;
+      }
       offset = offset * params->dims[j] + v;
     }
     char* dst = out + (size_t)r * slice_bytes;

@@ -225,6 +225,23 @@ TEST(LogTail, KeepsTheNewestLines) {
   EXPECT_EQ(plugin::LogTail().tail(), "");
 }
 
+// A sanitizer's report in a plugin ends in stack frames; its headline, above the tail, is kept.
+TEST(LogTail, KeepsASanitizerHeadlineAboveTheTail) {
+  plugin::LogTail log;
+  const std::string report =
+      "starting\n"
+      "plugin.c:88:23: runtime error: signed integer overflow: 9223372036854775807 * 2\n"
+      "    #0 0x1 in run plugin.c:88\n    #1 0x2 in run_plugin worker_call.cc:130\n"
+      "    #2 0x3 in main worker_main.cc:180\n";
+  log.add(report.data(), report.size());
+  EXPECT_EQ(log.tail(2),
+            "; worker stderr (its sanitizer report's headline, then last 2 lines): plugin.c:88:23: "
+            "runtime error: signed integer overflow: 9223372036854775807 * 2 | ... |     #1 0x2 in "
+            "run_plugin worker_call.cc:130 |     #2 0x3 in main worker_main.cc:180");
+  // Within the tail already: shown once, in its place.
+  EXPECT_EQ(log.tail(4).find("headline"), std::string::npos) << log.tail(4);
+}
+
 TEST(Wire, SeedsAndRandomCorruptionsNeitherCrashNorOverread) {
   std::vector<std::pair<std::string, std::string>> seeds = {
       {"wire_call", call_bytes("gather/tf_string_axis0.json")},
