@@ -2,7 +2,7 @@
 # One injected bug in a real library's plugin must FAIL the run, with the library's shipped
 # known-failures file: the file explains the library's real departures and nothing else.
 # Usage: injected_check.sh GSCHECK INJECT_PLUGIN TARGET_PLUGIN KNOWN_FAILURES KIND OUT [CASES...]
-#   KIND: none (no bug) | abort | wrong_value | bad_index | flush16 | declined (tests/known_failures/inject_plugin.c)
+#   KIND: none (no bug: the clean run, which the others assume) | abort | wrong_value | bad_index | flush16 | declined (tests/known_failures/inject_plugin.c)
 #   CASES: case files or folders for `gscheck eval`, or `--run` and `gscheck run` options (the
 #   same runs as the plugin's own check, so the clean run is that check's); default: an export
 #   of 2000 seeded cases and corpus/golden
@@ -40,12 +40,16 @@ grade() {  # grade KIND REPORT: gscheck eval (or run) through the injecting plug
   echo "$1: $(tail -n1 "$2.txt") (exit $rc)" >&2
   return "$rc"
 }
-# Without an injection the shipped file explains every departure, so every failure below is
-# the injected bug's.
-if ! grade none "$out/clean.json"; then
-  echo "injected_check: the run without an injection fails; see $out/clean.json.txt"
-  grep -E "^(FAILED|DECLINED|MISTRUSTED|NONDETERMINISTIC) " -A4 "$out/clean.json.txt" | head -40
-  exit 1
+# KIND none is the run without an injection: the shipped file must explain every departure, so
+# that every failure of an injected run is the injected bug's. ctest runs it once per library,
+# as the fixture of the injected runs (tests/known_failures/CMakeLists.txt).
+if [[ "$kind" == none ]]; then
+  if ! grade none "$out/clean.json"; then
+    echo "injected_check: the run without an injection fails; see $out/clean.json.txt"
+    grep -E "^(FAILED|DECLINED|MISTRUSTED|NONDETERMINISTIC) " -A4 "$out/clean.json.txt" | head -40
+    exit 1
+  fi
+  exit 0
 fi
 rc=0
 grade "$kind" "$out/report.json" || rc=$?
