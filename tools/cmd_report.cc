@@ -26,7 +26,9 @@ constexpr const char* kUsage =
     "  Exit status 2: bad command line or unreadable report; 3: an output could not be written.\n";
 
 int usage_error(const std::string& message) {
-  std::fprintf(stderr, "gscheck report: %s\n%s", message.c_str(), kUsage);
+  // The message alone, as eval says it: 70 lines of usage after it would scroll it away.
+  std::fprintf(stderr, "gscheck report: %s\n(gscheck report --help for the options)\n",
+               message.c_str());
   return 2;
 }
 

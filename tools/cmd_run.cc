@@ -102,7 +102,9 @@ constexpr const char* kUsage =
     "  not finished.\n";
 
 int usage_error(const std::string& message) {
-  std::fprintf(stderr, "gscheck run: %s\n%s", message.c_str(), kUsage);
+  // The message alone, as eval says it: 70 lines of usage after it would scroll it away.
+  std::fprintf(stderr, "gscheck run: %s\n(gscheck run --help for the options)\n",
+               message.c_str());
   return 2;
 }
 

@@ -508,10 +508,15 @@ class CliTest(unittest.TestCase):
             (["run", "--sweep", "-1"], "--sweep: expected an integer in [0,"),
             (["run", "--seed", "1", "--seed", "2"], "option '--seed' given twice"),
             (["list-backends", "extra"], "unexpected argument 'extra'"),
+            (["run", "--known-failures", "/dev/zero"], "/dev/zero: not a regular file"),
+            (["report", "diff", "/dev/null", "/dev/null"], "not a regular file"),
         ]:
             rc, out, err = self.gscheck(*args)
             self.assertEqual(rc, 2, (args, out, err))
             self.assertIn(message, err, args)
+            # A mistake in a value or a file is said in a line or two, not buried in the usage.
+            if args[:1] in (["run"], ["report"]) and "--seed" not in args:
+                self.assertLessEqual(len(err.splitlines()), 2, (args, err))
 
     def test_help(self):
         rc, out, _ = self.gscheck("--help")
