@@ -103,8 +103,7 @@ constexpr const char* kUsage =
 
 int usage_error(const std::string& message) {
   // The message alone, as eval says it: 70 lines of usage after it would scroll it away.
-  std::fprintf(stderr, "gscheck run: %s\n(gscheck run --help for the options)\n",
-               message.c_str());
+  std::fprintf(stderr, "gscheck run: %s\n(gscheck run --help for the options)\n", message.c_str());
   return 2;
 }
 
