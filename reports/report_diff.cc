@@ -193,19 +193,26 @@ class Differ {
     return std::tie(a.name_hash, a.seq) < std::tie(b.name_hash, b.seq);
   }
 
+  // Among entries sorted by name hash, a name given twice is an error naming it: only names
+  // whose hashes agree are read back and compared.
+  template <class Entry>
+  Status refuse_twice(const std::vector<Entry>& sorted, const std::string& which) {
+    for (std::size_t i = 0; i < sorted.size(); ++i)
+      for (std::size_t j = i + 1; j < sorted.size() && sorted[j].name_hash == sorted[i].name_hash;
+           ++j) {
+        auto a = spool_.read(sorted[i].name), b = spool_.read(sorted[j].name);
+        if (!a.ok()) return a.error();
+        if (!b.ok()) return b.error();
+        if (*a == *b) return duplicate(which, *a);
+      }
+    return {};
+  }
+
   // The old cases are all read: sort them by name hash and refuse a name given twice.
   Status seal() {
     sealed_ = true;
     std::sort(olds_.begin(), olds_.end(), by_hash);
-    for (std::size_t i = 0; i < olds_.size(); ++i)
-      for (std::size_t j = i + 1; j < olds_.size() && olds_[j].name_hash == olds_[i].name_hash;
-           ++j) {
-        auto a = spool_.read(olds_[i].name), b = spool_.read(olds_[j].name);
-        if (!a.ok()) return a.error();
-        if (!b.ok()) return b.error();
-        if (*a == *b) return duplicate("old", *a);
-      }
-    return {};
+    return refuse_twice(olds_, "old");
   }
 
   // The old case of this name, or nullptr.
@@ -256,14 +263,7 @@ Expected<ReportDiff> Differ::finish(const RunInfo& o, const RunInfo& n) {
   // the second comes).
   std::sort(new_only_.begin(), new_only_.end(),
             [](const NewOnly& a, const NewOnly& b) { return a.name_hash < b.name_hash; });
-  for (std::size_t i = 0; i < new_only_.size(); ++i)
-    for (std::size_t j = i + 1;
-         j < new_only_.size() && new_only_[j].name_hash == new_only_[i].name_hash; ++j) {
-      auto a = spool_.read(new_only_[i].name), b = spool_.read(new_only_[j].name);
-      if (!a.ok()) return a.error();
-      if (!b.ok()) return b.error();
-      if (*a == *b) return duplicate("new", *a);
-    }
+  GSCHECK_RETURN_IF_ERROR(refuse_twice(new_only_, "new"));
   ReportDiff& d = d_;
   d.old_label = label(o);
   d.new_label = label(n);
