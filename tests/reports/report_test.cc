@@ -389,7 +389,9 @@ TEST(Report, DiffNamesDuplicatesAndKeepsOldReasons) {
       removed.push_back(c.name);
       EXPECT_EQ(c.reason, "old reason " + std::to_string(removed.size() - 1));
     }
-    if (c.change == Change::kFixed) EXPECT_EQ(c.reason, r.cases[1].reason);
+    if (c.change == Change::kFixed) {
+      EXPECT_EQ(c.reason, r.cases[1].reason);
+    }
   }
   EXPECT_EQ(removed, (std::vector<std::string>{"gather/gone_2", "gather/gone_1", "gather/gone_0"}));
   EXPECT_EQ(d->unchanged, static_cast<int64_t>(r.cases.size()) - 1);
