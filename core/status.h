@@ -51,7 +51,13 @@ struct Error {
   /// Other texts TensorFlow may write for the same failure, e.g. the bad index a multi-threaded
   /// kernel names; a message equal to one of them is as right as `message`. Usually empty.
   std::vector<std::string> alternatives;
-  friend bool operator==(const Error&, const Error&) = default;
+  /// Set by a contained backend when the call cost it its worker process (a crash, a timeout,
+  /// a killed process group): such a call is not repeated, since a repeat costs a fresh worker
+  /// and a crash is a failure however the repeat ends. Not part of the error's identity.
+  bool lost_worker = false;
+  friend bool operator==(const Error& a, const Error& b) {
+    return a.cls == b.cls && a.message == b.message && a.alternatives == b.alternatives;
+  }
 
   /// True when text is the message or one of the alternatives.
   bool accepts(std::string_view text) const {

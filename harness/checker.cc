@@ -79,6 +79,8 @@ Ran run_guarded(Backend& b, const Case& c, const char* who) {
 
 // The verdict of run 1 alone, where it settles the case: a backend that threw is FAILED, a memory
 // budget refusal (not expected by the case) SKIPPED.
+bool lost_worker(const Outcome& o) { return !o.ok() && o.error().lost_worker; }
+
 bool settled_by_first_run(const CaseFile& f, const Outcome& got, bool threw, CaseResult& r) {
   if (threw) {
     r.verdict = Verdict::kFailed;
@@ -267,7 +269,9 @@ CaseResult CaseChecker::grade(const CaseFile& f, const std::string& file) {
     }
     if (consulted != Consulted::kGraded) return r;
   }
-  for (int run = 2; run <= opts_.repeat; ++run, ++r.runs)
+  // A run that cost the backend its worker is not repeated (Error::lost_worker): the case has
+  // failed whatever a repeat gives, and a fresh worker of a Python backend costs seconds.
+  for (int run = 2; run <= opts_.repeat && !lost_worker(runs.back()); ++run, ++r.runs)
     runs.push_back(run_guarded(backend_, c, "backend").outcome);
 
   Judged j = judge(ev);

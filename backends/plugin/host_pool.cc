@@ -247,6 +247,11 @@ class PluginBackend final : public Backend {
         wk.reset();  // its group is dead; the case runs again on a fresh worker
         continue;
       }
+      if (!o.ok() && !wk->alive()) {
+        Error e = o.error();
+        e.lost_worker = true;
+        o = std::move(e);
+      }
       give_back(wk->alive() ? std::move(wk) : nullptr);
       return o;
     }

@@ -131,6 +131,17 @@ TEST(Grading, CrashOrTimeoutInAnyRepeatIsFailedNotNondeterministic) {
   auto r = checker.check_case(gather_case(std::nullopt), "");
   EXPECT_EQ(r.verdict, Verdict::kFailed);
   EXPECT_EQ(r.reason, "run 1 of 3: the backend failed: plugin crashed with signal 11");
+  EXPECT_EQ(first.calls, 3);  // the worker survived (isolate call): the repeats are cheap
+  // A run 1 that cost the backend its worker is not repeated: FAILED on its own evidence.
+  Error lost{ErrorClass::kInternal, "plugin crashed with signal 6 (Aborted)"};
+  lost.lost_worker = true;
+  Scripted dead("plugin:x", {lost, kOut, kOut});
+  CaseChecker once(dead, &reference, opts);
+  r = once.check_case(gather_case(std::nullopt), "");
+  EXPECT_EQ(r.verdict, Verdict::kFailed);
+  EXPECT_EQ(r.reason, "run 1 of 1: the backend failed: plugin crashed with signal 6 (Aborted)");
+  EXPECT_EQ(r.runs, 1);
+  EXPECT_EQ(dead.calls, 1);
   // Outcomes that differ without a crash are still NONDETERMINISTIC.
   Scripted flaky("plugin:x", {kOut, Tensor::from_values<float>(Shape{2}, {3, 2})});
   CaseChecker c2(flaky, &reference, opts);

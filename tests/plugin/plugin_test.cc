@@ -193,6 +193,8 @@ Case string_gather(const std::string& first) {
   return c;
 }
 
+bool g_lost_worker = false;  // the last expect_contained's bad case cost its worker
+
 // The bad case fails with `text` in its message (and `tail` from the worker's stderr), no
 // process is left, and the next, good case passes on a fresh worker.
 void expect_contained(const char* path, const std::string& text, const std::string& tail = "",
@@ -205,6 +207,13 @@ void expect_contained(const char* path, const std::string& text, const std::stri
   ASSERT_FALSE(o.ok());
   EXPECT_EQ(o.error().cls, ErrorClass::kInternal);
   EXPECT_NE(o.error().message.find(text), std::string::npos) << o.error().message;
+  // lost_worker says whether the call cost the worker (then the checker spares the repeats).
+  g_lost_worker = o.error().lost_worker;
+  if (g_lost_worker) {
+    EXPECT_TRUE(none_left()) << tagged_processes() << " process(es) left of a lost worker";
+  } else {
+    EXPECT_GT(tagged_processes(), 0) << "lost_worker unset, but no worker is left";
+  }
   if (!tail.empty()) {
     EXPECT_NE(o.error().message.find("worker stderr"), std::string::npos) << o.error().message;
     EXPECT_NE(o.error().message.find(tail), std::string::npos) << o.error().message;
@@ -219,18 +228,21 @@ void expect_contained(const char* path, const std::string& text, const std::stri
 TEST(MisbehavingPlugin, CrashFailsOnlyThatCaseWithItsStderrTail) {
   expect_contained(GSCHECK_CRASH_PLUGIN, "crashed with signal 11",
                    "hostile: Check failed: params[0] != 13");
+  EXPECT_TRUE(g_lost_worker);
 }
 
 TEST(MisbehavingPlugin, CrashUnderIsolateCall) {
   PluginOptions opt;
   opt.isolate = Isolation::kCall;
   expect_contained(GSCHECK_CRASH_PLUGIN, "crashed with signal 11", "Check failed", opt);
+  EXPECT_FALSE(g_lost_worker);  // only the call's fork died
 }
 
 TEST(MisbehavingPlugin, HangIsKilledAfterTheTimeout) {
   PluginOptions opt;
   opt.timeout_seconds = 0.5;
   expect_contained(GSCHECK_HANG_PLUGIN, "timed out after 0.5 s", "hostile: hanging", opt);
+  EXPECT_TRUE(g_lost_worker);
 }
 
 TEST(MisbehavingPlugin, HangUnderIsolateCallIsKilledToo) {
