@@ -17,14 +17,18 @@ fi
 name="$1" mode="$2" gscheck="$3" out="$5"
 shift 5
 # The module: plugins/*/NAME_backend.py (variants sit beside a main module: plugins/jax/jax_lax_...).
-# Its known failures and venv: NAME's, else those of NAME's prefix up to its first '_' (tf_xla:
-# scripts/tf_venv.sh; jax_promise_in_bounds: plugins/jax/jax_known_failures.json, same answers).
+# Its known failures and venv: NAME's, else those of the longest prefix of NAME cut at a '_' that
+# has them (tf_xla_kernel: plugins/tf_xla/tf_xla_known_failures.json and scripts/tf_venv.sh;
+# jax_promise_in_bounds: plugins/jax/jax_known_failures.json, same answers).
 module="$(compgen -G "$root/plugins/*/${name}_backend.py" | head -1)"
 dir="$(dirname "${module:-$root/plugins/$name/x}")"
-known="$dir/${name}_known_failures.json"
-[[ -f "$known" ]] || known="$dir/${name%%_*}_known_failures.json"
-venv_script="$root/scripts/${name}_venv.sh"
-[[ -x "$venv_script" ]] || venv_script="$root/scripts/${name%%_*}_venv.sh"
+known="" venv_script="" stem="$name"
+while :; do
+  [[ -z "$known" && -f "$dir/${stem}_known_failures.json" ]] && known="$dir/${stem}_known_failures.json"
+  [[ -z "$venv_script" && -x "$root/scripts/${stem}_venv.sh" ]] && venv_script="$root/scripts/${stem}_venv.sh"
+  [[ "$stem" == *_* ]] || break
+  stem="${stem%_*}"
+done
 if [[ -z "$module" || ! -f "$known" || ! -x "$venv_script" ]]; then
   echo "$0: no runtime backend '$name' (plugins/*/${name}_backend.py with its known failures and venv script)" >&2
   exit 2
