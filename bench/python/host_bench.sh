@@ -13,7 +13,7 @@
 #    here: scripts/<name>_venv.sh makes them). Each is given its known-failures file, so the
 #    exit status says whether the run was clean; the time is the point.
 # Usage: host_bench.sh BUILD_DIR [N=5000] [RUNS=3] [NAME...]
-#   NAME: only these of tf, numpy, tf_xla, jax, jax_lax, onnxruntime, openvino, litert
+#   NAME: only these of tf, numpy and plugins/*/NAME_backend.py (tf_xla, tf_xla_kernel, jax, ...)
 # Environment: XDG_CACHE_HOME (where the venvs are, as scripts/*_venv.sh make them).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -84,22 +84,27 @@ backends+=("numpy|python:$root/examples/python/numpy_backend.py|$numpy_venv|")
 for module in "$root"/plugins/*/*_backend.py; do
   name="$(basename "$module" _backend.py)"
   venv="$cache/${name%%_*}-venv"
-  known="$(dirname "$module")/${name}_known_failures.json"
-  [[ -f "$known" ]] || known=""
+  known="" stem="$name"  # NAME's file, else that of the longest prefix cut at a '_' (as ctest)
+  while [[ -z "$known" ]]; do
+    [[ -f "$(dirname "$module")/${stem}_known_failures.json" ]] &&
+      known="$(dirname "$module")/${stem}_known_failures.json"
+    [[ "$stem" == *_* ]] || break
+    stem="${stem%_*}"
+  done
   backends+=("$name|python:$module|$venv|$known")
 done
-printf '%-12s %9s %9s %s\n' backend "median s" "cases/s" "gscheck exit (known failures given)"
+printf '%-22s %9s %9s %s\n' backend "median s" "cases/s" "gscheck exit (known failures given)"
 for spec in "${backends[@]}"; do
   IFS='|' read -r name backend venv known <<<"$spec"
   [[ "$only" == "  " || "$only" == *" $name "* ]] || continue
   if [[ -n "$venv" && ! -x "$venv/bin/python" ]]; then
-    printf '%-12s skipped: no venv %s\n' "$name" "$venv"
+    printf '%-22s skipped: no venv %s\n' "$name" "$venv"
     continue
   fi
   args=(--backend "$backend" --sweep 0 "$tmp/cases")
   [[ -n "$venv" ]] && args+=(--python-venv "$venv")
   [[ -n "$known" ]] && args+=(--known-failures "$known")
   t=$(for i in $(seq "$runs"); do timed "${args[@]}"; done | median)
-  printf '%-12s %9.1f %9.0f exit %s: %s\n' "$name" "$t" "$(echo "$count / $t" | bc -l)" \
+  printf '%-22s %9.1f %9.0f exit %s: %s\n' "$name" "$t" "$(echo "$count / $t" | bc -l)" \
     "$(cat "$tmp/rc")" "$(grep -E '^[0-9]+ cases:' "$tmp/out.txt" | tail -1)"
 done
