@@ -13,7 +13,8 @@ import types
 # Codes of include/gscheck/plugin.h's enum gsc_code.
 _OK, _INVALID, _BAD_INDEX, _UNSUPPORTED, _UNIMPLEMENTED, _INTERNAL, _EXHAUSTED = range(7)
 
-# gsc_dtype order; None where the host has no numpy type (bfloat16, string).
+# gsc_dtype order; None where the host has no numpy type: string, and bfloat16 unless the venv
+# has ml_dtypes (TensorFlow's and JAX's own numpy bfloat16, which their venvs install).
 _DTYPE_NAMES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
                 "float16", "bfloat16", "float32", "float64", "complex64", "complex128", "string"]
 _NO_VIEW = {"bfloat16", "string"}
@@ -75,6 +76,11 @@ class Host:
                                "(scripts/numpy_venv.sh makes one)") from None
         self.np = numpy
         self._dtypes = [None if n in _NO_VIEW else numpy.dtype(n) for n in _DTYPE_NAMES]
+        try:
+            import ml_dtypes
+            self._dtypes[_DTYPE_NAMES.index("bfloat16")] = numpy.dtype(ml_dtypes.bfloat16)
+        except (ImportError, AttributeError, TypeError):
+            pass  # no bfloat16 view: a contract naming it is refused with the reason
         if spec.endswith(".py") or os.sep in spec:
             path = os.path.abspath(spec)
             name = os.path.splitext(os.path.basename(path))[0]
@@ -107,9 +113,10 @@ class Host:
             for n in c[key]:
                 if n not in names:
                     raise RuntimeError(f"{spec}: CONTRACT['{key}']: unknown name {n!r}")
-                if n in refuse:
+                if n in refuse and self._dtypes[names.index(n)] is None:
+                    why = " (ml_dtypes is not importable from the venv)" if n == "bfloat16" else ""
                     raise RuntimeError(f"{spec}: CONTRACT['{key}']: the Python host has no "
-                                       f"numpy view for {n}")
+                                       f"numpy view for {n}{why}")
                 bits |= 1 << names.index(n)
             return bits
 
@@ -128,6 +135,9 @@ class Host:
         if spec is None:
             return None
         mv, dtype, dims = spec
+        if self._dtypes[dtype] is None:  # not admitted by the contract: a check, not a path
+            raise self.gscheck.Unimplemented(
+                f"the Python host has no numpy view for {_DTYPE_NAMES[dtype]}")
         if len(dims) > 64:  # numpy's own limit (NPY_MAXDIMS), not the backend's choice
             raise self.gscheck.Unimplemented(
                 "the Python host cannot view a rank-%d tensor: numpy allows at most 64 "

@@ -216,5 +216,26 @@ TEST(PythonHost, WrongShapeFailsTheComparison) {
   expect_agrees(*b, float_gather(5));
 }
 
+// bfloat16 crosses the host as ml_dtypes' numpy type (the numpy venv pins ml_dtypes), in and out,
+// bit for bit: a NaN payload and a subnormal included.
+TEST(PythonHost, Bfloat16IsViewedAsMlDtypes) {
+  REQUIRE_VENV();
+  auto b = host(GSCHECK_BFLOAT16_BACKEND);
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->capabilities().dtypes, std::vector<DType>{DType::kBFloat16});
+  Case c;
+  c.name = "python/bfloat16_gather";
+  c.op = Op::kGather;
+  c.semantics = Semantics::kTfCpu;
+  c.params = Tensor::from_values<BFloat16>(
+      Shape{4}, {BFloat16{0x3f80}, BFloat16{0x7fc5}, BFloat16{0x0001}, BFloat16{0x8000}});
+  c.indices = Tensor::from_values<int32_t>(Shape{5}, {3, 1, 2, 0, 1});
+  Outcome got = b->run(c);
+  ASSERT_TRUE(got.ok()) << got.error().message;
+  expect_agrees(*b, c);
+  const uint16_t want[] = {0x8000, 0x7fc5, 0x0001, 0x3f80, 0x7fc5};
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(got.value().data_as<BFloat16>()[i].bits, want[i]) << i;
+}
+
 }  // namespace
 }  // namespace gscheck
