@@ -32,9 +32,9 @@ OPS = ["gather", "gather_nd", "scatter_nd", "tensor_scatter_nd_update", "tensor_
 CONTRACT = {
     "name": "tf-xla " + tf.__version__,
     "ops": OPS,
-    # XLA compiles no strings; the host has no bfloat16 view.
+    # Every dtype XLA compiles (no strings); bfloat16 as ml_dtypes', which TensorFlow pins.
     "dtypes": ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-               "float16", "float32", "float64", "complex64", "complex128"],
+               "float16", "bfloat16", "float32", "float64", "complex64", "complex128"],
     "index_dtypes": ["int32", "int64"],
     "semantics": ["xla", "tf-cpu"],
     "api": "python",
