@@ -77,10 +77,10 @@ Ran run_guarded(Backend& b, const Case& c, const char* who) {
   return ran;
 }
 
-// The verdict of run 1 alone, where it settles the case: a backend that threw is FAILED, a memory
-// budget refusal (not expected by the case) SKIPPED.
 bool lost_worker(const Outcome& o) { return !o.ok() && o.error().lost_worker; }
 
+// The verdict of run 1 alone, where it settles the case: a backend that threw is FAILED, a memory
+// budget refusal (not expected by the case) SKIPPED.
 bool settled_by_first_run(const CaseFile& f, const Outcome& got, bool threw, CaseResult& r) {
   if (threw) {
     r.verdict = Verdict::kFailed;
