@@ -67,7 +67,7 @@ import gscheck  # noqa: E402
 import tf_checks  # noqa: E402
 
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-          "float16", "float32", "float64", "complex64", "complex128"]  # no bfloat16 view
+          "float16", "bfloat16", "float32", "float64", "complex64", "complex128"]
 SCATTER_METHOD = {"scatter_nd": "add", "tensor_scatter_nd_update": "set",
                   "tensor_scatter_nd_add": "add", "tensor_scatter_nd_sub": "subtract",
                   "tensor_scatter_nd_min": "min", "tensor_scatter_nd_max": "max"}

@@ -175,7 +175,9 @@ def scatter(op, indices, updates, tensor, shape_input, policy):
         raise gscheck.InvalidArgument("tensor and updates dtypes differ")
     if op in ("tensor_scatter_nd_add", "tensor_scatter_nd_sub") and dt == np.bool_:
         raise gscheck.Unsupported(f"no {op} kernel for bool")
-    if op in ("tensor_scatter_nd_min", "tensor_scatter_nd_max") and dt.kind not in "iuf":
+    # ml_dtypes' bfloat16 is numpy kind "V": a float here, as in TensorFlow.
+    if op in ("tensor_scatter_nd_min", "tensor_scatter_nd_max") and dt.kind not in "iuf" and \
+            dt.name != "bfloat16":
         raise gscheck.Unsupported(f"no {op} kernel for {dt}")
     if policy not in POLICIES:
         raise gscheck.InvalidArgument(f"Unknown bad indices handling attribute: {policy}")
