@@ -11,8 +11,8 @@
 #   tf             TensorFlow's CPU kernels (plugins/tensorflow, venv scripts/tf_venv.sh)
 #   torch          PyTorch (plugins/pytorch, venv scripts/torch_venv.sh)
 #   <name>         each Python-hosted backend plugins/*/<name>_backend.py, in the venv that
-#                  scripts/<name>_venv.sh makes (else scripts/<prefix>_venv.sh, prefix = <name> up
-#                  to its first '_'); known failures plugins/*/<name>_known_failures.json
+#                  scripts/<name>_venv.sh makes, with plugins/*/<name>_known_failures.json (a
+#                  variant without them: those of a prefix of <name>, scripts/backend_files.sh)
 # An implementation whose plugin, venv or build is missing is skipped with the reason printed.
 #
 # Usage: scripts/conformance.sh [--sweep N] [--seed S] [--out DIR] [--only NAMES] [--md FILE]
@@ -226,14 +226,14 @@ for spec in "tf gscheck_tf_plugin tf_venv.sh plugins/tensorflow/tf_2_21_known_fa
 done
 
 # Python-hosted backends: plugins/*/<name>_backend.py.
+source "$root/scripts/backend_files.sh"
 shopt -s nullglob
 for module in "$root"/plugins/*/*_backend.py; do
   name="$(basename "$module" _backend.py)"
   wanted "$name" || continue
-  script="$root/scripts/${name}_venv.sh"
-  [[ -x "$script" ]] || script="$root/scripts/${name%%_*}_venv.sh"
-  if [[ ! -x "$script" ]]; then
-    skip "$name" "no scripts/${name}_venv.sh (nor scripts/${name%%_*}_venv.sh) to make its venv"
+  script="$(backend_venv_script "$root" "$name")"
+  if [[ -z "$script" ]]; then
+    skip "$name" "no scripts/${name}_venv.sh (nor one of a prefix of it) to make its venv"
     continue
   fi
   if ! venv="$(venv_for "$script" 2>/tmp/conformance.$$.why)"; then
@@ -242,9 +242,7 @@ for module in "$root"/plugins/*/*_backend.py; do
     continue
   fi
   rm -f /tmp/conformance.$$.why
-  known="$(dirname "$module")/${name}_known_failures.json"
-  [[ -f "$known" ]] || known="$(dirname "$module")/${name%%_*}_known_failures.json"  # a variant
-  [[ -f "$known" ]] || known=""
+  known="$(backend_known_failures "$module")"
   venv_name="$(basename "$script" _venv.sh)"
   pin_of "$name" "$venv" "$root/tools/requirements-$venv_name.txt"
   run_impl "$name" "python:$module" "$known" --python-venv "$venv"

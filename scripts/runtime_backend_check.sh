@@ -21,14 +21,9 @@ shift 5
 # has them (tf_xla_kernel: plugins/tf_xla/tf_xla_known_failures.json and scripts/tf_venv.sh;
 # jax_promise_in_bounds: plugins/jax/jax_known_failures.json, same answers).
 module="$(compgen -G "$root/plugins/*/${name}_backend.py" | head -1)"
-dir="$(dirname "${module:-$root/plugins/$name/x}")"
-known="" venv_script="" stem="$name"
-while :; do
-  [[ -z "$known" && -f "$dir/${stem}_known_failures.json" ]] && known="$dir/${stem}_known_failures.json"
-  [[ -z "$venv_script" && -x "$root/scripts/${stem}_venv.sh" ]] && venv_script="$root/scripts/${stem}_venv.sh"
-  [[ "$stem" == *_* ]] || break
-  stem="${stem%_*}"
-done
+source "$root/scripts/backend_files.sh"
+known="$(backend_known_failures "${module:-$root/plugins/$name/${name}_backend.py}")"
+venv_script="$(backend_venv_script "$root" "$name")"
 if [[ -z "$module" || ! -f "$known" || ! -x "$venv_script" ]]; then
   echo "$0: no runtime backend '$name' (plugins/*/${name}_backend.py with its known failures and venv script)" >&2
   exit 2

@@ -81,16 +81,11 @@ backends=()  # NAME|BACKEND|VENV|KNOWN_FAILURES
 tf_lib="$build/plugins/libgscheck_tf_plugin.so"
 [[ -f "$tf_lib" ]] && backends+=("tf|plugin:$tf_lib||$root/plugins/tensorflow/tf_2_21_known_failures.json")
 backends+=("numpy|python:$root/examples/python/numpy_backend.py|$numpy_venv|")
+source "$root/scripts/backend_files.sh"
 for module in "$root"/plugins/*/*_backend.py; do
   name="$(basename "$module" _backend.py)"
   venv="$cache/${name%%_*}-venv"
-  known="" stem="$name"  # NAME's file, else that of the longest prefix cut at a '_' (as ctest)
-  while [[ -z "$known" ]]; do
-    [[ -f "$(dirname "$module")/${stem}_known_failures.json" ]] &&
-      known="$(dirname "$module")/${stem}_known_failures.json"
-    [[ "$stem" == *_* ]] || break
-    stem="${stem%_*}"
-  done
+  known="$(backend_known_failures "$module")"
   backends+=("$name|python:$module|$venv|$known")
 done
 printf '%-22s %9s %9s %s\n' backend "median s" "cases/s" "gscheck exit (known failures given)"
