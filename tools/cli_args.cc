@@ -75,6 +75,11 @@ Expected<double> parse_fraction_option(const std::string& name, const std::strin
   return f;
 }
 
+int value_error(const char* command, const std::string& message) {
+  std::fprintf(stderr, "%s: %s\n(%s --help for the options)\n", command, message.c_str(), command);
+  return 2;
+}
+
 CommandLine parse_command_line(const std::vector<std::string>& args,
                                const std::vector<OptionSpec>& specs, const char* command,
                                const char* usage) {

@@ -44,6 +44,11 @@ CommandLine parse_command_line(const std::vector<std::string>& args,
                                const std::vector<OptionSpec>& specs, const char* command,
                                const char* usage);
 
+/// A mistake in a value or a file of `command` ("gscheck run"): the message and where the options
+/// are, two lines on stderr, not the whole usage after it (which would scroll the message away);
+/// returns 2, the exit status of a bad command line.
+int value_error(const char* command, const std::string& message);
+
 /// A decimal integer option value in [lo, hi]; the error names the option.
 Expected<int64_t> parse_int_option(const std::string& name, const std::string& text, int64_t lo,
                                    int64_t hi);

@@ -25,12 +25,7 @@ constexpr const char* kUsage =
     "    regression (a new failure or a lost capability), 0 otherwise.\n"
     "  Exit status 2: bad command line or unreadable report; 3: an output could not be written.\n";
 
-int usage_error(const std::string& message) {
-  // The message alone, as eval says it: 70 lines of usage after it would scroll it away.
-  std::fprintf(stderr, "gscheck report: %s\n(gscheck report --help for the options)\n",
-               message.c_str());
-  return 2;
-}
+int usage_error(const std::string& message) { return value_error("gscheck report", message); }
 
 int merge(const std::vector<std::string>& args) {
   auto line = parse_command_line(args, {{"-o", true}, {"--junit", true}, {"--force", false}},

@@ -103,11 +103,7 @@ constexpr const char* kUsage =
     "  writes what ran, marked \"interrupted\"; a run that is killed leaves a report marked as\n"
     "  not finished.\n";
 
-int usage_error(const std::string& message) {
-  // The message alone, as eval says it: 70 lines of usage after it would scroll it away.
-  std::fprintf(stderr, "gscheck run: %s\n(gscheck run --help for the options)\n", message.c_str());
-  return 2;
-}
+int usage_error(const std::string& message) { return value_error("gscheck run", message); }
 
 // corpus/<name> relative to the working directory when it is there, else in the source tree.
 std::vector<std::string> default_paths() {
