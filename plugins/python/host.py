@@ -113,7 +113,7 @@ class Host:
             for n in c[key]:
                 if n not in names:
                     raise RuntimeError(f"{spec}: CONTRACT['{key}']: unknown name {n!r}")
-                if n in refuse and self._dtypes[names.index(n)] is None:
+                if n in refuse:
                     why = " (ml_dtypes is not importable from the venv)" if n == "bfloat16" else ""
                     raise RuntimeError(f"{spec}: CONTRACT['{key}']: the Python host has no "
                                        f"numpy view for {n}{why}")
@@ -123,11 +123,12 @@ class Host:
         api = c.get("api", "python")
         if api not in ("python", "kernel"):
             raise RuntimeError(f"{spec}: CONTRACT['api'] must be 'python' or 'kernel'")
+        no_view = {n for n, d in zip(_DTYPE_NAMES, self._dtypes) if d is None}
         index = mask("index_dtypes", _DTYPE_NAMES)
         if index & ~((1 << 3) | (1 << 4)):
             raise RuntimeError(f"{spec}: CONTRACT['index_dtypes'] takes int32 and int64")
         return (str(c.get("name", spec)), mask("ops", _OPS),
-                mask("dtypes", _DTYPE_NAMES, _NO_VIEW), index, mask("semantics", _SEMANTICS),
+                mask("dtypes", _DTYPE_NAMES, no_view), index, mask("semantics", _SEMANTICS),
                 bool(c.get("deterministic", False)), bool(c.get("tf_messages", False)),
                 bool(c.get("half_in_float", False)), 1 if api == "kernel" else 0)
 
