@@ -84,7 +84,8 @@ backends+=("numpy|python:$root/examples/python/numpy_backend.py|$numpy_venv|")
 source "$root/scripts/backend_files.sh"
 for module in "$root"/plugins/*/*_backend.py; do
   name="$(basename "$module" _backend.py)"
-  venv="$cache/${name%%_*}-venv"
+  venv_script="$(backend_venv_script "$root" "$name")"  # its venv is the one that script makes
+  venv="$cache/$(basename "${venv_script:-${name%%_*}_venv.sh}" _venv.sh)-venv"
   known="$(backend_known_failures "$module")"
   backends+=("$name|python:$module|$venv|$known")
 done
