@@ -591,7 +591,39 @@ Status read_forgives(const Fields& f, KnownFailure& k) {
   return {};
 }
 
+// "host_dependent": {"reason": TEXT, "shown_by": [CASE FILE, ...]}.
+Status read_host_dependent(const Fields& f, KnownFailure& k) {
+  GSCHECK_TRY(f.only({"reason", "shown_by"}));
+  if (!f.has("reason")) return f.error("reason", "missing");
+  if (!f.has("shown_by"))
+    return f.error("shown_by", "missing: the case files that show the departure where it holds");
+  KnownFailure::HostDependence h;
+  GSCHECK_TAKE(h.reason, f.text("reason"));
+  const json& list = f["shown_by"];
+  if (!list.is_array() || list.empty())
+    return f.error("shown_by", "expected a non-empty array of case file paths");
+  for (const json& p : list) {
+    // A relative path without wildcards: the lint must find exactly these files in the run.
+    if (!p.is_string() || p.get_ref<const std::string&>().empty() ||
+        p.get_ref<const std::string&>().front() == '/' ||
+        p.get_ref<const std::string&>().find_first_of("*?") != std::string::npos)
+      return f.error("shown_by",
+                     "expected relative case file paths without wildcards, got " +
+                         (p.is_string() ? "\"" + excerpt(p.get<std::string>(), 60) + "\""
+                                        : excerpt(p.dump(), 60)));
+    h.shown_by.push_back(p.get<std::string>());
+  }
+  k.host_dependent = std::move(h);
+  return {};
+}
+
 }  // namespace
+
+bool names_case_file(std::string_view shown_by, std::string_view file) {
+  if (shown_by.empty() || file.size() < shown_by.size()) return false;
+  if (file.substr(file.size() - shown_by.size()) != shown_by) return false;
+  return file.size() == shown_by.size() || file[file.size() - shown_by.size() - 1] == '/';
+}
 
 Expected<KnownFailures> known_failures_from_json(const json& j, const std::string& path) {
   if (!j.is_object()) return bad(path, "top level", "expected an object");
@@ -614,7 +646,7 @@ Expected<KnownFailures> known_failures_from_json(const json& j, const std::strin
     const std::string where = "known[" + std::to_string(i) + "]";
     if (!e.is_object()) return bad(path, where, "expected an object");
     const Fields f(e, path, where);
-    GSCHECK_TRY(f.only({"id", "when", "forgives", "reason", "link"}));
+    GSCHECK_TRY(f.only({"id", "when", "forgives", "reason", "link", "host_dependent"}));
     KnownFailure k;
     for (const char* name : {"id", "reason", "link"})
       if (!f.has(name)) return bad(path, where + "." + name, "missing");
@@ -631,6 +663,12 @@ Expected<KnownFailures> known_failures_from_json(const json& j, const std::strin
       GSCHECK_TRY(read_when(Fields(e["when"], path, where + ".when"), k));
     }
     GSCHECK_TRY(read_forgives(Fields(e["forgives"], path, where + ".forgives"), k));
+    if (f.has("host_dependent")) {
+      if (!e["host_dependent"].is_object())
+        return bad(path, where + ".host_dependent", "expected an object");
+      GSCHECK_TRY(
+          read_host_dependent(Fields(e["host_dependent"], path, where + ".host_dependent"), k));
+    }
     // Any value is an explanation only for named cases; by what cases are, it forgives any bug.
     if (k.forgives == Forgive::kElements && k.element_rule == ElementRule::kAnyValue &&
         k.case_pattern == "*")

@@ -84,7 +84,19 @@ struct KnownFailure {
   // Why.
   std::string reason;
   std::string link;
+  /// Set for a departure that only some hosts show (CPU features, thread count): why, and the
+  /// case files that show it where it holds. Where the host does not show it the entry may
+  /// explain nothing, but only when each of those case files ran and PASSED.
+  struct HostDependence {
+    std::string reason;
+    std::vector<std::string> shown_by;  ///< case file paths (a case's file ends with one)
+  };
+  std::optional<HostDependence> host_dependent;
 };
+
+/// True when the case file `file` is the one `shown_by` names: the same path, or `file` ends
+/// with "/" + shown_by (runs name files by the paths they were given).
+bool names_case_file(std::string_view shown_by, std::string_view file);
 
 struct KnownFailures {
   std::string path;

@@ -6,9 +6,24 @@
 namespace gscheck::reports {
 
 KnownFailuresLint::KnownFailuresLint(const KnownFailures& known)
-    : known_(known), use_(known.entries.size()) {}
+    : known_(known), use_(known.entries.size()) {
+  for (std::size_t i = 0; i < use_.size(); ++i)
+    if (known.entries[i].host_dependent)
+      use_[i].shown.resize(known.entries[i].host_dependent->shown_by.size());
+}
 
 void KnownFailuresLint::add(const CaseResult& r) {
+  // Before the lint check: a shown_by file's verdict counts whether or not the case was graded
+  // with lint data (a file that did not parse is FAILED here, not "not run").
+  if (!r.file.empty()) {
+    for (std::size_t i = 0; i < use_.size(); ++i) {
+      const auto& h = known_.entries[i].host_dependent;
+      if (!h) continue;
+      for (std::size_t j = 0; j < h->shown_by.size(); ++j)
+        if (names_case_file(h->shown_by[j], r.file))
+          use_[i].shown[j] = std::string(verdict_name(r.verdict));
+    }
+  }
   if (!r.lint) return;
   const std::optional<DType> dt = data_dtype(r);
   for (std::size_t i : r.lint->selected) {
@@ -40,9 +55,16 @@ std::vector<std::string> KnownFailuresLint::findings() const {
     const KnownFailure& e = known_.entries[i];
     const Use& u = use_[i];
     const std::string who = "entry " + e.id + ": ";
-    if (u.differences == 0 && u.xpass == 0)
-      out.push_back(who + "explains nothing in this run (its predicate selected " +
-                    std::to_string(u.selected) + " cases)");
+    if (u.differences == 0 && u.xpass == 0 && not_shown_here(i).empty()) {
+      std::string line = who + "explains nothing in this run (its predicate selected " +
+                         std::to_string(u.selected) + " cases)";
+      // Host-dependent: unused is fine only where its case files show the host agreeing.
+      for (std::size_t j = 0; e.host_dependent && j < u.shown.size(); ++j)
+        if (u.shown[j] != "PASSED")
+          line += "; its case file " + e.host_dependent->shown_by[j] +
+                  (u.shown[j].empty() ? " was not run" : " was " + u.shown[j]);
+      out.push_back(line);
+    }
     if (!e.dtypes.empty() && u.differences > 0) {
       std::string unused;
       for (DType d : e.dtypes)
@@ -79,7 +101,22 @@ std::string KnownFailuresLint::table() const {
                   static_cast<long long>(u.xpass), static_cast<long long>(absorbed));
     out += line;
   }
+  for (std::size_t i = 0; i < use_.size(); ++i)
+    if (std::string why = not_shown_here(i); !why.empty()) out += why + "\n";
   return out;
+}
+
+std::string KnownFailuresLint::not_shown_here(std::size_t i) const {
+  const KnownFailure& e = known_.entries[i];
+  const Use& u = use_[i];
+  if (!e.host_dependent || u.differences != 0 || u.xpass != 0) return "";
+  std::string files;
+  for (std::size_t j = 0; j < u.shown.size(); ++j) {
+    if (u.shown[j] != "PASSED") return "";
+    files += (files.empty() ? "" : ", ") + e.host_dependent->shown_by[j];
+  }
+  return "entry " + e.id + ": host-dependent, not shown on this host (" + files +
+         " PASSED): " + e.host_dependent->reason;
 }
 
 }  // namespace gscheck::reports

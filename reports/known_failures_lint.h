@@ -20,9 +20,11 @@ class KnownFailuresLint {
   /// One line per problem; empty when every entry is needed and no wider than its failures:
   /// an entry that explains nothing, dtypes it lists that no case needed, two entries explaining
   /// the same differences, a passing case an entry declares failing (XPASS), an injected bug an
-  /// entry would forgive on a case the backend got right.
+  /// entry would forgive on a case the backend got right. A host_dependent entry may explain
+  /// nothing only where each case file of its shown_by ran and PASSED (the host does not show it).
   std::vector<std::string> findings() const;
-  /// Per entry: cases selected, differences explained, cases XFAIL, XPASS, injected bugs absorbed.
+  /// Per entry: cases selected, differences explained, cases XFAIL, XPASS, injected bugs absorbed;
+  /// then a line per host-dependent entry this host does not show.
   std::string table() const;
 
  private:
@@ -31,7 +33,11 @@ class KnownFailuresLint {
     std::set<DType> dtypes;  ///< data dtypes of the cases it explained
     std::map<std::string, int64_t> absorbed;
     std::string absorbed_example, xpass_example;
+    /// host_dependent entries: per shown_by file, the verdict of its case ("" when not run).
+    std::vector<std::string> shown;
   };
+  /// Why an unused host-dependent entry is not shown here, or "" when it must be a finding.
+  std::string not_shown_here(std::size_t i) const;
   const KnownFailures& known_;
   std::vector<Use> use_;
   std::map<std::pair<std::size_t, std::size_t>, int64_t> overlaps_;

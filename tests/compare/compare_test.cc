@@ -4,6 +4,7 @@
 
 #include <bit>
 #include <cmath>
+#include <complex>
 #include <limits>
 
 #include "compare/elements.h"
@@ -61,6 +62,17 @@ TEST(Compare, OnlyFlushedSubnormalsRecognisesFtzAndDazAndNothingElse) {
   EXPECT_FALSE(only_flushed_subnormals(c, f32({kNaN, 2, 3, 4}), f32({-kNaN, 2, 3, 4})));
   EXPECT_FALSE(only_flushed_subnormals(c, f32({1, 2 * tiny, 3, 4}), f32({1, 0, 3, 4})));
   EXPECT_FALSE(only_flushed_subnormals(c, f32({kNaN, 2, 3, 4}), f32({0, 2, 3, 4})));
+  // A quieted signalling NaN is not a flush either, in any width: widening to double quiets,
+  // so the bits are compared as stored (float16 0x7c15 -> 0x7e15 was once "flushed").
+  auto one = [](auto v) { return Tensor::from_values<decltype(v)>(Shape{1}, {v}); };
+  EXPECT_FALSE(flush_explains(one(Float16{0x7c15}), one(Float16{0x7e15}), 0, true));
+  EXPECT_FALSE(flush_explains(one(BFloat16{0x7f85}), one(BFloat16{0x7fc5}), 0, true));
+  EXPECT_FALSE(flush_explains(one(std::bit_cast<float>(0x7f800015u)),
+                              one(std::bit_cast<float>(0x7fc00015u)), 0, true));
+  EXPECT_FALSE(flush_explains(one(std::complex<float>(std::bit_cast<float>(0x7f800015u), 0)),
+                              one(std::complex<float>(std::bit_cast<float>(0x7fc00015u), 0)), 0,
+                              true));
+  EXPECT_TRUE(flush_explains(one(Float16{0x0001}), one(Float16{0x0000}), 0, false));
   // Integers never flush; another shape is another failure.
   Case ci = gather_case();
   ci.params = Tensor::from_values<int32_t>(Shape{3}, {1, 2, 3});

@@ -389,6 +389,57 @@ TEST(Grading, LintFindsEntriesThatWouldAbsorbInjectedBugs) {
   EXPECT_TRUE(absorbed) << ::testing::PrintToString(findings);
 }
 
+// A host-dependent entry (a departure some CPUs show) may explain nothing only where each case
+// file that shows it ran and PASSED: the host agreed with the reference there. Any other entry
+// that explains nothing stays a finding, host or not.
+TEST(Grading, LintAcceptsUnusedHostDependentEntryOnlyWhereItsCaseFilesPassed) {
+  const auto known = parse_known(R"({"gscheck_known_failures": 2, "known": [
+    {"id": "host", "when": {"ops": ["tensor_scatter_nd_min"], "dtypes": ["float16"]},
+     "forgives": {"elements": "quieted_nan"}, "reason": "r", "link": "l",
+     "host_dependent": {"reason": "AVX2 only", "shown_by": ["cases/a.json", "cases/b.json"]}},
+    {"id": "plain", "when": {"ops": ["gather"]}, "forgives": {"output": true},
+     "reason": "r", "link": "l"}]})");
+  ASSERT_EQ(known.entries.size(), 2u);
+  auto result = [](std::string file, Verdict v) {
+    reports::CaseResult r;
+    r.name = file;
+    r.file = std::move(file);
+    r.verdict = v;
+    r.lint.emplace();
+    return r;
+  };
+  auto findings_of = [&](const std::vector<reports::CaseResult>& results) {
+    reports::KnownFailuresLint lint(known);
+    for (const auto& r : results) lint.add(r);
+    std::string all;
+    for (const auto& f : lint.findings()) all += f + "\n";
+    return std::make_pair(all, lint.table());
+  };
+  const std::string plain =
+      "entry plain: explains nothing in this run (its predicate selected 0 "
+      "cases)\n";
+  // Both case files ran (named by longer paths) and passed: the host does not show it.
+  auto [f1, t1] = findings_of({result("./plugins/x/cases/a.json", Verdict::kPassed),
+                               result("/abs/cases/b.json", Verdict::kPassed)});
+  EXPECT_EQ(f1, plain);
+  EXPECT_NE(t1.find("entry host: host-dependent, not shown on this host (cases/a.json, "
+                    "cases/b.json PASSED): AVX2 only"),
+            std::string::npos)
+      << t1;
+  // One failed, one not run (ba.json is another file): still a finding, naming both.
+  auto [f2, t2] = findings_of(
+      {result("cases/a.json", Verdict::kFailed), result("cases/ba.json", Verdict::kPassed)});
+  EXPECT_EQ(f2,
+            "entry host: explains nothing in this run (its predicate selected 0 cases); its "
+            "case file cases/a.json was FAILED; its case file cases/b.json was not run\n" +
+                plain);
+  EXPECT_EQ(t2.find("not shown on this host"), std::string::npos);
+  EXPECT_TRUE(reports::names_case_file("a.json", "a.json"));
+  EXPECT_TRUE(reports::names_case_file("cases/a.json", "x/cases/a.json"));
+  EXPECT_FALSE(reports::names_case_file("a.json", "cases/ba.json"));
+  EXPECT_FALSE(reports::names_case_file("", "a.json"));
+}
+
 TEST(Grading, KnownFailuresFileErrorsNameTheEntry) {
   auto bad = [](const std::string& text) {
     auto k = reports::known_failures_from_json(nlohmann::json::parse(text), "k.json");
@@ -423,6 +474,23 @@ TEST(Grading, KnownFailuresFileErrorsNameTheEntry) {
   EXPECT_EQ(bad(head + R"({"id": "a", "forgives": {"output": true}, "reason": "r", "link": "l"},
                     {"id": "a", "forgives": {"output": true}, "reason": "r", "link": "l"}]})"),
             "k.json: known[1].id: \"a\" is used twice");
+  const std::string entry = head + R"({"id": "a", "forgives": {"output": true}, "reason": "r",
+                    "link": "l", "host_dependent": )";
+  EXPECT_EQ(bad(entry + R"({"reason": "avx2"}}]})"),
+            "k.json: known[0].host_dependent.shown_by: missing: the case files that show the "
+            "departure where it holds");
+  EXPECT_EQ(bad(entry + R"({"reason": "avx2", "shown_by": []}}]})"),
+            "k.json: known[0].host_dependent.shown_by: expected a non-empty array of case file "
+            "paths");
+  EXPECT_EQ(bad(entry + R"({"reason": "avx2", "shown_by": ["cases/*.json"]}}]})"),
+            "k.json: known[0].host_dependent.shown_by: expected relative case file paths "
+            "without wildcards, got \"cases/*.json\"");
+  EXPECT_EQ(bad(entry + R"({"reason": "avx2", "shown_by": ["/abs.json"]}}]})"),
+            "k.json: known[0].host_dependent.shown_by: expected relative case file paths "
+            "without wildcards, got \"/abs.json\"");
+  EXPECT_EQ(bad(entry + R"({"shown_by": ["a.json"]}}]})"),
+            "k.json: known[0].host_dependent.reason: missing");
+  EXPECT_EQ(bad(entry + R"(true}]})"), "k.json: known[0].host_dependent: expected an object");
 }
 
 TEST(Grading, GlobMatch) {
