@@ -41,6 +41,10 @@ struct PluginOptions {
 /// The number of cores: the default --jobs.
 int default_jobs();
 
+/// The gscheck-worker executable plugin backends start ($GSCHECK_WORKER, else next to this
+/// executable, else where it was built); "" when none is known.
+std::string plugin_worker_path();
+
 /// Start a worker that loads the plugin and reports its declared contract. Errors name the path
 /// and why: not loadable, no entry point, wrong ABI version, malformed contract, init() failed,
 /// crashed or hung while loading (with the worker's stderr tail).

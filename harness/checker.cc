@@ -219,7 +219,17 @@ CaseResult CaseChecker::check_case(const CaseFile& f, const std::string& file) {
 }
 
 CaseResult CaseChecker::check_file_unguarded(const std::string& path) {
-  auto f = load_case_file(path, opts_.max_bytes);
+  auto f = [&]() -> Expected<CaseFile> {
+    if (!opts_.sealed) return load_case_file(path, opts_.max_bytes);
+    // The text read before the backend started; the file itself is never read again.
+    const SealedInputs::File* sealed = opts_.sealed->find(path);
+    if (!sealed)
+      return Error{ErrorClass::kInternal, path + ": not among the case files read at the start"};
+    if (!sealed->text.ok()) return sealed->text.error();
+    auto parsed = parse_case_file_text(*sealed->text, opts_.max_bytes);
+    if (!parsed.ok()) return Error{parsed.error().cls, path + ": " + parsed.error().message};
+    return parsed;
+  }();
   if (f.ok()) return check_case(*f, path);
   CaseResult r = file_result(path, backend_.capabilities().name);
   r.outcome = "not run";

@@ -8,6 +8,7 @@
 
 #include "backends/registry.h"
 #include "core/case.h"
+#include "harness/sealed_inputs.h"
 #include "reports/known_failures.h"
 #include "reports/report.h"
 
@@ -31,6 +32,9 @@ struct CheckOptions {
   /// `known-failures check`: record per case which entries selected, explained and overlapped,
   /// and try injected bugs on cases the backend got right (CaseResult::lint).
   bool lint = false;
+  /// Case files read before the backend started (sealed_inputs.h): check_file grades these
+  /// texts and never opens the file. nullptr: check_file reads the file (tests, tools).
+  const SealedInputs* sealed = nullptr;
 };
 
 /// The default --repeat for a backend: 2 for vendor plugins (their determinism claim is what is

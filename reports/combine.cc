@@ -165,6 +165,7 @@ Expected<Plan> Merger::plan() const {
   RunInfo& run = out.run;
   run = parts_.front().run;
   run.shard.reset();
+  run.sealed.reset();  // each part names its own case files; the parts' reports keep them
   run.merged_from.clear();
   run.elapsed_s = 0;
   run.sweep_elapsed_s = 0;

@@ -7,6 +7,7 @@
 #include "compare/scatter_rows.h"
 #include "compare/triage.h"
 #include "core/case_json.h"
+#include "core/sha256.h"
 
 namespace gscheck::reports {
 namespace {
@@ -684,7 +685,9 @@ Expected<KnownFailures> load_known_failures(const std::string& path, int64_t max
   if (!text.ok()) return Error{text.error().cls, path + ": " + text.error().message};
   auto j = parse_json_bounded(*text, std::max<int64_t>(max_bytes, 1 << 16) * 3);
   if (!j.ok()) return Error{j.error().cls, path + ": " + j.error().message};
-  return known_failures_from_json(*j, path);
+  auto k = known_failures_from_json(*j, path);
+  if (k.ok()) k->sha256 = sha256_hex(*text);
+  return k;
 }
 
 }  // namespace gscheck::reports

@@ -100,6 +100,8 @@ bool names_case_file(std::string_view shown_by, std::string_view file);
 
 struct KnownFailures {
   std::string path;
+  std::string
+      sha256;  ///< of the file's text as read (load_known_failures); "" when parsed from JSON
   std::vector<KnownFailure> entries;
 };
 

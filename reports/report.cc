@@ -102,6 +102,17 @@ json case_to_json(const CaseResult& r) {
   return j;
 }
 
+json sealed_to_json(const std::optional<RunInfo::Sealed>& s) {
+  if (!s) return nullptr;
+  auto hex = [](const std::string& h) { return h.empty() ? json(nullptr) : json(h); };
+  return {{"case_files", s->case_files},
+          {"case_bytes", s->case_bytes},
+          {"case_files_sha256", hex(s->case_files_sha256)},
+          {"known_failures_sha256", hex(s->known_failures_sha256)},
+          {"gscheck_sha256", hex(s->gscheck_sha256)},
+          {"worker_sha256", hex(s->worker_sha256)}};
+}
+
 json matrix_to_json(const RunTally& t) {
   json rows = json::array();
   for (const MatrixRow& m : t.matrix()) {
@@ -282,6 +293,7 @@ json report_head_json(const RunInfo& run, const RunTally& tally) {
       {"started_at", run.started_at},
       {"elapsed_s", run.elapsed_s},
       {"known_failures", run.known_failures.empty() ? json(nullptr) : json(run.known_failures)},
+      {"sealed", sealed_to_json(run.sealed)},
       {"strict", run.strict},
       {"seed", run.seed ? json(*run.seed) : json(nullptr)},
       {"sweep", run.sweep},

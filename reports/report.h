@@ -117,7 +117,20 @@ struct RunInfo {
   Capabilities backend;                  ///< the backend's declared contract
   double elapsed_s = 0;
   std::string known_failures;  ///< the --known-failures file ("" when none)
-  bool strict = false;         ///< --strict: XPASS fails the run
+  /// What graded the run, as SHA-256, taken before any graded code ran (a plugin's init(), a
+  /// Python module's import): the case files (harness/sealed_inputs.h: one digest over their
+  /// list), the known-failures file, the gscheck and worker executables. nullopt in reports
+  /// from before, and in merged reports (each shard's report keeps its own).
+  struct Sealed {
+    int64_t case_files = 0;
+    int64_t case_bytes = 0;
+    std::string case_files_sha256;
+    std::string known_failures_sha256;  ///< "" without --known-failures
+    std::string gscheck_sha256;
+    std::string worker_sha256;  ///< "" when the backend runs in gscheck's process
+  };
+  std::optional<Sealed> sealed;
+  bool strict = false;  ///< --strict: XPASS fails the run
   /// Why the run stopped before its end ("SIGINT", "SIGTERM", "the run has not finished", a case
   /// over its time limit); "" when it ran to the end. The report then holds what ran.
   std::string interrupted;

@@ -224,6 +224,21 @@ Status run_from_json(const json& j, RunInfo& run) {
     GSCHECK_ASSIGN(run.merged_from, rd.get<std::vector<std::string>>(j, "merged_from"));
   if (j.contains("known_failures") && !j["known_failures"].is_null())
     GSCHECK_ASSIGN(run.known_failures, rd.get<std::string>(j, "known_failures"));
+  if (j.contains("sealed") && !j["sealed"].is_null()) {
+    const json& sj = j["sealed"];
+    if (!sj.is_object()) return rd.bad("\"sealed\" is not an object");
+    const Reader srd2{"report.sealed"};
+    RunInfo::Sealed sealed;
+    GSCHECK_ASSIGN(sealed.case_files, srd2.get<int64_t>(sj, "case_files"));
+    GSCHECK_ASSIGN(sealed.case_bytes, srd2.get<int64_t>(sj, "case_bytes"));
+    for (auto [name, field] : {std::pair{"case_files_sha256", &sealed.case_files_sha256},
+                               std::pair{"known_failures_sha256", &sealed.known_failures_sha256},
+                               std::pair{"gscheck_sha256", &sealed.gscheck_sha256},
+                               std::pair{"worker_sha256", &sealed.worker_sha256}})
+      if (sj.contains(name) && !sj[name].is_null())
+        GSCHECK_ASSIGN(*field, srd2.get<std::string>(sj, name));
+    run.sealed = std::move(sealed);
+  }
   if (j.contains("strict")) GSCHECK_ASSIGN(run.strict, rd.get<bool>(j, "strict"));
   if (j.contains("interrupted") && !j["interrupted"].is_null())
     GSCHECK_ASSIGN(run.interrupted, rd.get<std::string>(j, "interrupted"));

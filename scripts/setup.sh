@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ clang libclang-rt-14-dev clang-format
   libgtest-dev libgmock-dev librapidcheck-dev nlohmann-json3-dev libbenchmark-dev libre2-dev
-  pkg-config libxml2-utils python3-junitparser libseccomp-dev
+  pkg-config libxml2-utils python3-junitparser libseccomp-dev libssl-dev
   python3 python3-venv libpython3-dev  # libpython3-dev: the Python host (plugins/python)
   chromium  # the conformance page's browser test (tests/conformance)
 )

@@ -115,6 +115,19 @@ int cmd_eval(const std::vector<std::string>& args) {
     std::fprintf(stderr, "gscheck eval: no *.json case files in the given paths\n");
   auto plugin = plugin_options(parsed, max_bytes);
   if (!plugin.ok()) return usage_error(plugin.error().message);
+  // Everything the verdict depends on is read (and hashed) before any graded code runs: a
+  // plugin's init() and a Python module's import run in make_named_backend.
+  harness::CheckOptions opts;
+  opts.max_bytes = max_bytes;
+  opts.repeat = static_cast<int>(repeat);
+  std::optional<reports::KnownFailures> known;
+  std::optional<reports::KnownFailuresLint> lint;
+  if (std::string bad = known_failures_options(parsed, opts, known, lint); !bad.empty())
+    return usage_error(bad);
+  const harness::SealedInputs sealed = harness::SealedInputs::read(*files, max_bytes);
+  opts.sealed = &sealed;
+  const reports::RunInfo::Sealed sealed_info =
+      sealed_run_info(sealed, known ? &*known : nullptr, is_plugin_backend(backend_name));
   auto backend = make_named_backend(backend_name, max_bytes, *plugin);
   if (!backend.ok()) return usage_error(backend.error().message);
   std::unique_ptr<Backend> reference;
@@ -123,13 +136,6 @@ int cmd_eval(const std::vector<std::string>& args) {
     if (!ref.ok()) return usage_error(ref.error().message);
     reference = std::move(ref).value();
   }
-  harness::CheckOptions opts;
-  opts.max_bytes = max_bytes;
-  opts.repeat = static_cast<int>(repeat);
-  std::optional<reports::KnownFailures> known;
-  std::optional<reports::KnownFailuresLint> lint;
-  if (std::string bad = known_failures_options(parsed, opts, known, lint); !bad.empty())
-    return usage_error(bad);
   harness::CaseChecker checker(**backend, reference.get(), opts);
 
   reports::RunInfo run;
@@ -139,6 +145,7 @@ int cmd_eval(const std::vector<std::string>& args) {
   run.started_at = reports::utc_now();
   run.backend = (*backend)->capabilities();
   run.known_failures = parsed.value("--known-failures").value_or("");
+  run.sealed = sealed_info;
   run.strict = parsed.has("--strict");
   auto stream = reports::ReportStream::open(run, parsed.value("--report").value_or(""),
                                             parsed.value("--junit").value_or(""));

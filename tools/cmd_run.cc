@@ -300,26 +300,9 @@ int cmd_run(const std::vector<std::string>& args) {
   if (std::string bad = parse_run_options(parsed, o); !bad.empty()) return usage_error(bad);
   auto plugin = plugin_options(parsed, o.max_bytes);
   if (!plugin.ok()) return usage_error(plugin.error().message);
-  auto backend = make_named_backend(o.backend_name, o.max_bytes, *plugin);
-  if (!backend.ok()) return usage_error(backend.error().message);
-  const Capabilities& caps = (*backend)->capabilities();
-  if (o.sweep_semantics && std::find(caps.semantics.begin(), caps.semantics.end(),
-                                     *o.sweep_semantics) == caps.semantics.end())
-    return usage_error("--semantics: backend " + o.backend_name + " claims no " +
-                       std::string(semantics_name(*o.sweep_semantics)) + " semantics");
-  auto reference = make_named_backend("reference", o.max_bytes);
-  if (!reference.ok()) return usage_error(reference.error().message);
-  Backend* ref = o.backend_name == "reference" ? backend->get() : reference->get();
 
-  std::vector<std::string> paths = parsed.positional;
-  if (paths.empty()) paths = default_paths();
-  std::vector<std::string> files;
-  if (!paths.empty()) {
-    auto listed = list_case_files(paths);
-    if (!listed.ok()) return usage_error(listed.error().message);
-    files = harness::Runner::shard_files(std::move(listed).value(), o.shard);
-  }
-
+  // Everything the verdict depends on is read (and hashed) before any graded code runs: a
+  // plugin's init() and a Python module's import run in make_named_backend.
   harness::CheckOptions opts;
   opts.max_bytes = o.max_bytes;
   opts.repeat = static_cast<int>(o.repeat);
@@ -333,9 +316,33 @@ int cmd_run(const std::vector<std::string>& args) {
   std::optional<reports::KnownFailuresLint> lint;
   if (std::string bad = known_failures_options(parsed, opts, known, lint); !bad.empty())
     return usage_error(bad);
+  std::vector<std::string> paths = parsed.positional;
+  if (paths.empty()) paths = default_paths();
+  std::vector<std::string> files;
+  if (!paths.empty()) {
+    auto listed = list_case_files(paths);
+    if (!listed.ok()) return usage_error(listed.error().message);
+    files = harness::Runner::shard_files(std::move(listed).value(), o.shard);
+  }
+  const harness::SealedInputs sealed = harness::SealedInputs::read(files, o.max_bytes);
+  opts.sealed = &sealed;
+  const reports::RunInfo::Sealed sealed_info =
+      sealed_run_info(sealed, known ? &*known : nullptr, is_plugin_backend(o.backend_name));
+
+  auto backend = make_named_backend(o.backend_name, o.max_bytes, *plugin);
+  if (!backend.ok()) return usage_error(backend.error().message);
+  const Capabilities& caps = (*backend)->capabilities();
+  if (o.sweep_semantics && std::find(caps.semantics.begin(), caps.semantics.end(),
+                                     *o.sweep_semantics) == caps.semantics.end())
+    return usage_error("--semantics: backend " + o.backend_name + " claims no " +
+                       std::string(semantics_name(*o.sweep_semantics)) + " semantics");
+  auto reference = make_named_backend("reference", o.max_bytes);
+  if (!reference.ok()) return usage_error(reference.error().message);
+  Backend* ref = o.backend_name == "reference" ? backend->get() : reference->get();
   harness::CaseChecker checker(**backend, ref, opts);
 
-  const reports::RunInfo run = run_info(args, parsed, o, caps);
+  reports::RunInfo run = run_info(args, parsed, o, caps);
+  run.sealed = sealed_info;
   // Case results go to the report files' spools as they come: memory stays flat over the sweep.
   auto stream =
       reports::ReportStream::open(run, o.report_path, parsed.value("--junit").value_or(""));

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "backends/plugin_backend.h"
+#include "core/sha256.h"
 #include "harness/checker.h"
 
 namespace gscheck::tools {
@@ -21,6 +23,19 @@ std::string known_failures_options(const ParsedArgs& parsed, harness::CheckOptio
   if (opts.lint && !known) return "--lint-known-failures needs --known-failures FILE";
   if (opts.lint) lint.emplace(*known);
   return "";
+}
+
+reports::RunInfo::Sealed sealed_run_info(const harness::SealedInputs& sealed,
+                                         const reports::KnownFailures* known, bool worker) {
+  reports::RunInfo::Sealed out;
+  out.case_files = static_cast<int64_t>(sealed.size());
+  out.case_bytes = sealed.bytes();
+  out.case_files_sha256 = sealed.digest();
+  if (known) out.known_failures_sha256 = known->sha256;
+  if (auto self = sha256_file("/proc/self/exe"); self.ok()) out.gscheck_sha256 = *self;
+  if (worker)
+    if (auto w = sha256_file(plugin_worker_path()); w.ok()) out.worker_sha256 = *w;
+  return out;
 }
 
 void CliSink::add(const reports::CaseResult& r) {

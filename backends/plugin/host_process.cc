@@ -371,3 +371,7 @@ void WorkerProcess::close_fds() {
 }
 
 }  // namespace gscheck::plugin
+
+namespace gscheck {
+std::string plugin_worker_path() { return plugin::worker_path(); }
+}  // namespace gscheck

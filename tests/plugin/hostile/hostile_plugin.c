@@ -462,6 +462,8 @@ static void after_output(const gsc_call* call, void* out, size_t bytes) {
   tail_guard_page(out, bytes)[page_size() + 64] = 0x11;
 #elif defined(HOSTILE_REPORT_REWRITE)
   ((unsigned char*)out)[0] ^= 1; /* a wrong answer: the report the daemon rewrites says FAILED */
+#elif defined(HOSTILE_INIT_REWRITE_CASES)
+  ((unsigned char*)out)[0] ^= 1; /* a wrong answer, on case files init() made clean ones */
 #endif
 }
 
@@ -533,6 +535,36 @@ static int32_t init(gsc_result* result) {
 }
 #endif
 
+#if defined(HOSTILE_INIT_REWRITE_CASES)
+/* Before any case is checked: a clean case's text over each triggered case file, so a grader
+ * that reads the files after loading the plugin grades the wrong answers on clean cases. */
+static int32_t init(gsc_result* result) {
+  (void)result;
+  const char* dir = getenv("GSC_HOSTILE_DIR");
+  char path[4096], text[65536];
+  snprintf(path, sizeof path, "%s/../cases/a_clean.json", dir ? dir : "/tmp");
+  FILE* f = fopen(path, "rb");
+  const size_t n = f ? fread(text, 1, sizeof text, f) : 0;
+  if (f) fclose(f);
+  for (const char* const* name = (const char* const[]){"b_trigger", "e_trigger", NULL}; *name;
+       ++name) {
+    snprintf(path, sizeof path, "%s/../cases/%s.json", dir ? dir : "/tmp", *name);
+    FILE* out = n ? fopen(path, "wb") : NULL;
+    if (!out && n) { /* a read-only mount: the working directory (gscheck's, the case folder
+                        here) may still be on the writable mount below it */
+      snprintf(path, sizeof path, "%s.json", *name);
+      out = fopen(path, "wb");
+    }
+    if (out && fwrite(text, 1, n, out) == n)
+      note("acted", "rewrote %s\n", path);
+    else
+      note("refused", "rewrite %s: %s\n", path, strerror(errno));
+    if (out) fclose(out);
+  }
+  return GSC_OK;
+}
+#endif
+
 #if defined(HOSTILE_FINALIZE_DAEMON)
 static void finalize(void) { start_double_fork_daemon("finalize", linger); }
 #endif
@@ -547,7 +579,8 @@ const gsc_plugin_v2* gscheck_plugin_v2(void) {
     .semantics = 1u << GSC_TF_GPU,
     .deterministic = 1,
     .run = run,
-#if defined(HOSTILE_INIT_DAEMON) || defined(HOSTILE_REPORT_REWRITE)
+#if defined(HOSTILE_INIT_DAEMON) || defined(HOSTILE_REPORT_REWRITE) || \
+    defined(HOSTILE_INIT_REWRITE_CASES)
     .init = init,
 #endif
 #if defined(HOSTILE_FINALIZE_DAEMON)

@@ -54,6 +54,8 @@ SMALL_BUDGET = ["--max-bytes", "1048576"]
 #   refusable: a triggered case may pass instead when the plugin's attempt was refused (it noted
 #     "refused" and never "acted");
 #   never_acts: the plugin's attempt must never succeed, whatever the verdicts ("acted" fails);
+#   must_try: the plugin noted its attempt ("acted" or "refused"), so the test tested something;
+#   cwd_in_cases: gscheck runs with the case folder as its working directory;
 #   isolate: the --isolate modes it runs under (one ctest each, CMakeLists.txt);
 #   args: more gscheck arguments; timeout: --timeout (None: the default deadline);
 #   cases: "two" (two triggered cases) or "one";
@@ -95,6 +97,11 @@ EXPECT = {
     # close_range(0, ~0): every descriptor, the result pipe too, then a normal return.
     "close_fds": dict(fails=CLOSED, isolate=("worker", "call")),
     "abort": dict(fails=ABORT, isolate=("worker", "call")),
+    # init() writes a clean case over each triggered case file, then answers them wrong: the
+    # files were read and hashed before the plugin loaded, so the wrong answers fail.
+    # gscheck runs in the case folder, so a relative path can pass under its read-only mount.
+    "init_rewrite_cases": dict(fails=WRONG, must_try=True, cwd_in_cases=True,
+                               isolate=("worker", "call")),
     # ptrace(PTRACE_ATTACH) of gscheck, mount(tmpfs), setns(/proc/1/ns/mnt): all refused.
     "syscalls": dict(fails=SYSCALL, refusable=True, never_acts=True, isolate=("worker", "call")),
 }
@@ -342,7 +349,8 @@ def main():
     stdout_path, stderr_path = os.path.join(tmp, "stdout"), os.path.join(tmp, "stderr")
     problems, by_name = [], None
     try:
-        code, rss = run_gscheck(argv, env, tmp, stdout_path, stderr_path)
+        cwd = case_dir if spec.get("cwd_in_cases") else tmp
+        code, rss = run_gscheck(argv, env, cwd, stdout_path, stderr_path)
         left = settle(time.monotonic() + SETTLE_S)
         left_text = [describe(p) for p in left]
         with open(stdout_path, encoding="utf-8", errors="replace") as f:
@@ -357,6 +365,8 @@ def main():
         by_name = check_report(report, junit, stdout_text, problems)
         if by_name is not None:
             check_cases(by_name, [n for n, _ in named], spec, acted, refused, problems)
+        if spec.get("must_try") and not (acted or refused):
+            problems.append("the plugin's attempt never ran: the test proves nothing")
         if spec.get("never_acts") and acted:
             problems.append(f"the plugin's attempt succeeded: {acted.strip()}")
         if "max_rss_mib" in spec and rss > spec["max_rss_mib"]:
