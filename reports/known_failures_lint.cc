@@ -20,8 +20,7 @@ void KnownFailuresLint::add(const CaseResult& r) {
       const auto& h = known_.entries[i].host_dependent;
       if (!h) continue;
       for (std::size_t j = 0; j < h->shown_by.size(); ++j)
-        if (names_case_file(h->shown_by[j], r.file))
-          use_[i].shown[j] = std::string(verdict_name(r.verdict));
+        if (names_case_file(h->shown_by[j], r.file)) use_[i].shown[j] = r.verdict;
     }
   }
   if (!r.lint) return;
@@ -55,14 +54,14 @@ std::vector<std::string> KnownFailuresLint::findings() const {
     const KnownFailure& e = known_.entries[i];
     const Use& u = use_[i];
     const std::string who = "entry " + e.id + ": ";
-    if (u.differences == 0 && u.xpass == 0 && not_shown_here(i).empty()) {
+    if (u.differences == 0 && u.xpass == 0 && !not_shown_here(i)) {
       std::string line = who + "explains nothing in this run (its predicate selected " +
                          std::to_string(u.selected) + " cases)";
       // Host-dependent: unused is fine only where its case files show the host agreeing.
-      for (std::size_t j = 0; e.host_dependent && j < u.shown.size(); ++j)
-        if (u.shown[j] != "PASSED")
+      for (std::size_t j = 0; j < u.shown.size(); ++j)
+        if (u.shown[j] != Verdict::kPassed)
           line += "; its case file " + e.host_dependent->shown_by[j] +
-                  (u.shown[j].empty() ? " was not run" : " was " + u.shown[j]);
+                  (u.shown[j] ? " was " + std::string(verdict_name(*u.shown[j])) : " was not run");
       out.push_back(line);
     }
     if (!e.dtypes.empty() && u.differences > 0) {
@@ -101,22 +100,22 @@ std::string KnownFailuresLint::table() const {
                   static_cast<long long>(u.xpass), static_cast<long long>(absorbed));
     out += line;
   }
-  for (std::size_t i = 0; i < use_.size(); ++i)
-    if (std::string why = not_shown_here(i); !why.empty()) out += why + "\n";
+  for (std::size_t i = 0; i < use_.size(); ++i) {
+    if (!not_shown_here(i)) continue;
+    const auto& h = *known_.entries[i].host_dependent;
+    std::string files;
+    for (const std::string& f : h.shown_by) files += (files.empty() ? "" : ", ") + f;
+    out += "entry " + known_.entries[i].id + ": host-dependent, not shown on this host (" + files +
+           " PASSED): " + h.reason + "\n";
+  }
   return out;
 }
 
-std::string KnownFailuresLint::not_shown_here(std::size_t i) const {
-  const KnownFailure& e = known_.entries[i];
+bool KnownFailuresLint::not_shown_here(std::size_t i) const {
   const Use& u = use_[i];
-  if (!e.host_dependent || u.differences != 0 || u.xpass != 0) return "";
-  std::string files;
-  for (std::size_t j = 0; j < u.shown.size(); ++j) {
-    if (u.shown[j] != "PASSED") return "";
-    files += (files.empty() ? "" : ", ") + e.host_dependent->shown_by[j];
-  }
-  return "entry " + e.id + ": host-dependent, not shown on this host (" + files +
-         " PASSED): " + e.host_dependent->reason;
+  return known_.entries[i].host_dependent && u.differences == 0 && u.xpass == 0 &&
+         std::all_of(u.shown.begin(), u.shown.end(),
+                     [](const std::optional<Verdict>& v) { return v == Verdict::kPassed; });
 }
 
 }  // namespace gscheck::reports

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -33,11 +34,12 @@ class KnownFailuresLint {
     std::set<DType> dtypes;  ///< data dtypes of the cases it explained
     std::map<std::string, int64_t> absorbed;
     std::string absorbed_example, xpass_example;
-    /// host_dependent entries: per shown_by file, the verdict of its case ("" when not run).
-    std::vector<std::string> shown;
+    /// host_dependent entries: per shown_by file, the verdict of its case (nullopt: not run).
+    std::vector<std::optional<Verdict>> shown;
   };
-  /// Why an unused host-dependent entry is not shown here, or "" when it must be a finding.
-  std::string not_shown_here(std::size_t i) const;
+  /// A host-dependent entry that explains nothing, each of whose shown_by files PASSED: the
+  /// host does not show the departure.
+  bool not_shown_here(std::size_t i) const;
   const KnownFailures& known_;
   std::vector<Use> use_;
   std::map<std::pair<std::size_t, std::size_t>, int64_t> overlaps_;

@@ -127,7 +127,8 @@ int cmd_eval(const std::vector<std::string>& args) {
   const harness::SealedInputs sealed = harness::SealedInputs::read(*files, max_bytes);
   opts.sealed = &sealed;
   const reports::RunInfo::Sealed sealed_info =
-      sealed_run_info(sealed, known ? &*known : nullptr, is_plugin_backend(backend_name));
+      sealed_run_info(sealed, known ? &*known : nullptr, is_plugin_backend(backend_name),
+                      !parsed.value("--report").value_or("").empty());
   auto backend = make_named_backend(backend_name, max_bytes, *plugin);
   if (!backend.ok()) return usage_error(backend.error().message);
   std::unique_ptr<Backend> reference;

@@ -326,8 +326,8 @@ int cmd_run(const std::vector<std::string>& args) {
   }
   const harness::SealedInputs sealed = harness::SealedInputs::read(files, o.max_bytes);
   opts.sealed = &sealed;
-  const reports::RunInfo::Sealed sealed_info =
-      sealed_run_info(sealed, known ? &*known : nullptr, is_plugin_backend(o.backend_name));
+  const reports::RunInfo::Sealed sealed_info = sealed_run_info(
+      sealed, known ? &*known : nullptr, is_plugin_backend(o.backend_name), !o.report_path.empty());
 
   auto backend = make_named_backend(o.backend_name, o.max_bytes, *plugin);
   if (!backend.ok()) return usage_error(backend.error().message);

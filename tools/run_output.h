@@ -46,9 +46,11 @@ std::string known_failures_options(const ParsedArgs& parsed, harness::CheckOptio
                                    std::optional<reports::KnownFailuresLint>& lint);
 
 /// The report's record of what graded the run (RunInfo::Sealed): the sealed case files' digest,
-/// the known-failures file's, gscheck's and (worker: a plugin or Python backend) the worker's.
+/// the known-failures file's, and with a JSON report (report) gscheck's and (worker: a plugin or
+/// Python backend) the worker's.
 reports::RunInfo::Sealed sealed_run_info(const harness::SealedInputs& sealed,
-                                         const reports::KnownFailures* known, bool worker);
+                                         const reports::KnownFailures* known, bool worker,
+                                         bool report);
 
 /// Finish a streamed run: print the totals (and the per-op table when table is set, the capability
 /// matrix with matrix), write the reports from the stream's spools (complete unless interrupted
