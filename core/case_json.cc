@@ -731,7 +731,8 @@ bool is_flat(const json& j) {
 
 void pretty(const json& j, int indent, std::string& out) {
   if (is_flat(j)) {
-    out += j.dump();
+    // Text in a case (a backend's message in a reproducer) may not be UTF-8: U+FFFD, no throw.
+    out += j.dump(-1, ' ', false, json::error_handler_t::replace);
     return;
   }
   const std::string pad(static_cast<std::size_t>(indent + 2), ' ');
@@ -759,7 +760,7 @@ void pretty(const json& j, int indent, std::string& out) {
   }
   out += "{\n";
   for (std::size_t i = 0; i < keys.size(); ++i) {
-    out += pad + json(keys[i]).dump() + ": ";
+    out += pad + json(keys[i]).dump(-1, ' ', false, json::error_handler_t::replace) + ": ";
     pretty(j[keys[i]], indent + 2, out);
     out += i + 1 < keys.size() ? ",\n" : "\n";
   }

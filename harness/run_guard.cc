@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <system_error>
 
 namespace gscheck::harness {
 namespace {
@@ -40,7 +42,14 @@ RunGuard::RunGuard(double case_limit_s, StopFn on_stop)
   const sigset_t set = run_signals();
   sigset_t old;
   pthread_sigmask(SIG_BLOCK, &set, &old);
-  thread_ = std::thread([this] { watch(); });
+  try {
+    thread_ = std::thread([this] { watch(); });
+  } catch (const std::system_error& e) {
+    // Without the watcher no signal would stop the run and no case would have a time limit.
+    say(std::string("cannot start the run's watch thread (") + e.what() +
+        "): a pids or thread limit leaves no thread; nothing was run");
+    std::exit(2);
+  }
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
 }
 

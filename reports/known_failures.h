@@ -113,7 +113,11 @@ Expected<KnownFailures> known_failures_from_json(const nlohmann::json& j, const 
 Expected<KnownFailures> load_known_failures(const std::string& path,
                                             int64_t max_bytes = int64_t{16} << 20);
 
-/// True when the glob pattern (`*` any run, `?` one character) matches all of text.
+/// The longest `case` glob a known-failures file may hold.
+inline constexpr std::size_t kMaxGlobBytes = 4096;
+
+/// True when the glob pattern (`*` any run, `?` one byte) matches all of text; O(text x
+/// pattern / 64) at worst.
 bool glob_match(std::string_view pattern, std::string_view text);
 
 /// One difference between a backend's outcome and the expected one, as grading found it.

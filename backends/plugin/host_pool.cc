@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -214,7 +215,13 @@ class PluginBackend final : public Backend {
   ~PluginBackend() override {
     // Stop the workers in parallel: each may take a moment in finalize().
     std::vector<std::thread> stops;
-    for (auto& wk : idle_) stops.emplace_back([&wk] { wk->stop(); });
+    for (auto& wk : idle_) {
+      try {
+        stops.emplace_back([&wk] { wk->stop(); });
+      } catch (const std::system_error&) {
+        wk->stop();  // no thread to spare (a pids or thread limit): this one in turn
+      }
+    }
     for (auto& t : stops) t.join();
   }
   const Capabilities& capabilities() const override { return caps_; }

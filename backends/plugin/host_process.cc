@@ -17,6 +17,7 @@
 #include <functional>
 #include <future>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -79,6 +80,10 @@ class Spawner {
     Spawner* s = current.load();
     if (!s || s->owner_ != ::getpid()) {
       s = new Spawner();
+      if (!s->start()) {  // no thread to spare (a pids or thread limit): this spawn fails
+        delete s;
+        return EAGAIN;
+      }
       current.store(s);
     }
     std::packaged_task<int()> task(std::move(f));
@@ -92,17 +97,22 @@ class Spawner {
   }
 
  private:
-  Spawner() {
-    std::thread([this] {
-      for (;;) {
-        std::unique_lock lock(mu_);
-        cv_.wait(lock, [&] { return !queue_.empty(); });
-        auto task = std::move(queue_.front());
-        queue_.pop_front();
-        lock.unlock();
-        task();
-      }
-    }).detach();
+  bool start() {
+    try {
+      std::thread([this] {
+        for (;;) {
+          std::unique_lock lock(mu_);
+          cv_.wait(lock, [&] { return !queue_.empty(); });
+          auto task = std::move(queue_.front());
+          queue_.pop_front();
+          lock.unlock();
+          task();
+        }
+      }).detach();
+      return true;
+    } catch (const std::system_error&) {
+      return false;
+    }
   }
   pid_t owner_ = ::getpid();
   std::mutex mu_;

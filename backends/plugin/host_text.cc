@@ -4,16 +4,59 @@
 
 namespace gscheck::plugin {
 
+namespace {
+
+// The length of the well-formed UTF-8 sequence at s[i] (RFC 3629: no overlong forms, no
+// surrogates, nothing past U+10FFFF), or 0.
+std::size_t utf8_length(std::string_view s, std::size_t i) {
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  const unsigned char c = b(0);
+  std::size_t n = 0;
+  unsigned char lo = 0x80, hi = 0xbf;  // the allowed range of the second byte
+  if (c >= 0xc2 && c <= 0xdf) {
+    n = 2;
+  } else if (c >= 0xe0 && c <= 0xef) {
+    n = 3;
+    if (c == 0xe0) lo = 0xa0;
+    if (c == 0xed) hi = 0x9f;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    n = 4;
+    if (c == 0xf0) lo = 0x90;
+    if (c == 0xf4) hi = 0x8f;
+  } else {
+    return 0;
+  }
+  if (i + n > s.size() || b(1) < lo || b(1) > hi) return 0;
+  for (std::size_t k = 2; k < n; ++k)
+    if ((b(k) & 0xc0) != 0x80) return 0;
+  return n;
+}
+
+void hex_byte(std::string& out, unsigned char ch) {
+  static const char* hex = "0123456789abcdef";
+  out += "\\x";
+  out += hex[ch >> 4];
+  out += hex[ch & 15];
+}
+
+}  // namespace
+
 std::string sanitize(std::string_view s) {
   std::string out;
-  for (unsigned char ch : s) {
-    if (ch < 0x20 || ch == 0x7f) {
-      static const char* hex = "0123456789abcdef";
-      out += "\\x";
-      out += hex[ch >> 4];
-      out += hex[ch & 15];
+  for (std::size_t i = 0; i < s.size();) {
+    const auto ch = static_cast<unsigned char>(s[i]);
+    if (ch < 0x80) {
+      if (ch < 0x20 || ch == 0x7f)
+        hex_byte(out, ch);
+      else
+        out += static_cast<char>(ch);
+      ++i;
+    } else if (const std::size_t n = utf8_length(s, i); n > 0) {
+      out.append(s.substr(i, n));
+      i += n;
     } else {
-      out += static_cast<char>(ch);
+      hex_byte(out, ch);  // not UTF-8: JSON reports and terminals get the byte's value
+      ++i;
     }
   }
   return out;

@@ -7,8 +7,8 @@
 
 namespace gscheck::plugin {
 
-/// Control bytes become \xNN (no newlines, no terminal escapes, so no fake summary lines in
-/// gscheck's output).
+/// Control bytes and bytes that are not well-formed UTF-8 become \xNN: no newlines, no terminal
+/// escapes (so no fake summary lines in gscheck's output), and valid UTF-8 for JSON reports.
 std::string sanitize(std::string_view s);
 
 /// The last bytes a worker wrote to its stdout and stderr.

@@ -208,6 +208,20 @@ TEST(WireResult, EveryChangedGuardByteIsNamed) {
   EXPECT_EQ(fuzz::run_wire_result(reinterpret_cast<const uint8_t*>(in.data()), in.size()), 0);
 }
 
+// A plugin's text goes into JSON reports and onto terminals: control bytes and every byte that is
+// not part of well-formed UTF-8 are escaped, well-formed UTF-8 is kept.
+TEST(Sanitize, EscapesControlBytesAndWhatIsNotUtf8) {
+  EXPECT_EQ(plugin::sanitize("a\nb\x1b[2J"), "a\\x0ab\\x1b[2J");
+  EXPECT_EQ(plugin::sanitize("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"),
+            "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+  EXPECT_EQ(plugin::sanitize("\xff\xfe"), "\\xff\\xfe");
+  EXPECT_EQ(plugin::sanitize("\xc0\x80"), "\\xc0\\x80");                    // overlong NUL
+  EXPECT_EQ(plugin::sanitize("\xed\xa0\x80"), "\\xed\\xa0\\x80");           // a surrogate
+  EXPECT_EQ(plugin::sanitize("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");  // past U+10FFFF
+  EXPECT_EQ(plugin::sanitize("x\xc3"), "x\\xc3");                           // cut at the end
+  EXPECT_EQ(plugin::sanitize("\xe2\x82x"), "\\xe2\\x82x");                  // cut in the middle
+}
+
 // A chatty worker's failure shows its last lines, in order, not the first it wrote.
 TEST(LogTail, KeepsTheNewestLines) {
   plugin::LogTail log;

@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <fstream>
+#include <functional>
 #include <limits>
+#include <random>
 #include <tuple>
 
 #include "harness/checker.h"
@@ -502,6 +505,43 @@ TEST(Grading, GlobMatch) {
   EXPECT_TRUE(reports::glob_match("*a*b*c", "xxaxxbxxc"));
   EXPECT_FALSE(reports::glob_match("*a*b*c", "xxaxxcxxb"));
   EXPECT_FALSE(reports::glob_match("exact", "exact/more"));
+  EXPECT_FALSE(reports::glob_match("ab*ba", "aba"));  // head and tail may not share a byte
+  EXPECT_TRUE(reports::glob_match("ab*ba", "abba"));
+  EXPECT_TRUE(reports::glob_match("a*?*b", "axb"));
+  EXPECT_FALSE(reports::glob_match("a*?*b", "ab"));
+}
+
+// The linear matcher against the textbook recursive one, on patterns and texts over a small
+// alphabet (so stars, '?' and long segments meet many near-matches), segments past 64 bytes too.
+TEST(Grading, GlobMatchAgreesWithTheDefinition) {
+  std::function<bool(std::string_view, std::string_view)> slow = [&](std::string_view p,
+                                                                     std::string_view t) {
+    if (p.empty()) return t.empty();
+    if (p[0] == '*') return slow(p.substr(1), t) || (!t.empty() && slow(p, t.substr(1)));
+    return !t.empty() && (p[0] == '?' || p[0] == t[0]) && slow(p.substr(1), t.substr(1));
+  };
+  std::mt19937 rng(7);
+  for (int i = 0; i < 20000; ++i) {
+    const bool long_segment = i % 50 == 0;
+    std::string p, t;
+    const int np = static_cast<int>(rng() % (long_segment ? 90 : 8));
+    const int nt = static_cast<int>(rng() % (long_segment ? 160 : 12));
+    for (int k = 0; k < np; ++k) p += "ab?*"[rng() % (long_segment ? 3 : 4)];
+    if (long_segment) p = "*" + p + "*";
+    for (int k = 0; k < nt; ++k) t += "ab"[rng() % 2];
+    ASSERT_EQ(reports::glob_match(p, t), slow(p, t)) << "pattern " << p << " text " << t;
+  }
+  // A glob is at most 4 KiB: a longer one is an error naming the entry.
+  const std::string path = ::testing::TempDir() + "/long_glob.json";
+  std::ofstream(path)
+      << R"({"gscheck_known_failures": 2, "known": [{"id": "k", "when": {"case": ")"
+      << std::string(4097, 'a')
+      << R"("}, "forgives": {"crash": "signal 6"}, "reason": "r", "link": "x.md"}]})";
+  auto k = reports::load_known_failures(path);
+  ASSERT_FALSE(k.ok());
+  EXPECT_NE(k.error().message.find("known[0].when.case: a glob of 4097 bytes (at most 4096)"),
+            std::string::npos)
+      << k.error().message;
 }
 
 // The shipped TensorFlow 2.21 file parses, and forgives its abort only where rank(updates) <

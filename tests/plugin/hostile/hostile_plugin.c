@@ -492,6 +492,13 @@ static int32_t run(const gsc_call* call, gsc_result* result) {
   if (!in) return GSC_RESOURCE_EXHAUSTED;
   if (size > 0) memcpy(in, params->data, (size_t)size * 4);
   const int trigger = is_trigger(call);
+#if defined(HOSTILE_NON_UTF8_MESSAGE)
+  if (trigger) { /* bytes no UTF-8 text holds, and a lone lead byte at the end */
+    free(in);
+    snprintf(result->message, sizeof result->message, "bad index \xff\xfe\xed\xa0\x80 \xc3");
+    return GSC_INVALID_ARGUMENT;
+  }
+#endif
   if (trigger) {
     before_output(call);
 #if defined(HOSTILE_INPUT_MPROTECT) || defined(HOSTILE_INPUT_PWRITE) || defined(HOSTILE_INPUT_MMAP)

@@ -102,6 +102,10 @@ EXPECT = {
     # gscheck runs in the case folder, so a relative path can pass under its read-only mount.
     "init_rewrite_cases": dict(fails=WRONG, must_try=True, cwd_in_cases=True,
                                isolate=("worker", "call")),
+    # An error message that is not UTF-8 (0xff, a surrogate, a cut sequence): the reason shows
+    # the bytes escaped, the JSON report and JUnit file are written and valid.
+    "non_utf8_message": dict(fails=r"bad index \\xff\\xfe\\xed\\xa0\\x80 \\xc3",
+                             isolate=("worker", "call")),
     # ptrace(PTRACE_ATTACH) of gscheck, mount(tmpfs), setns(/proc/1/ns/mnt): all refused.
     "syscalls": dict(fails=SYSCALL, refusable=True, never_acts=True, isolate=("worker", "call")),
 }
