@@ -29,9 +29,14 @@ struct PluginOptions {
   /// The call's byte budget (--max-bytes): the output plus its string bytes. The worker's
   /// address space is capped from it too.
   int64_t max_output_bytes = kDefaultMaxCaseBytes;
-  /// Existing directories the worker sees read-only (where it runs in its own mount
-  /// namespace): those of the reports, the case files and the known-failures files.
-  std::vector<std::string> read_only_dirs;
+  /// Absolute paths the worker must not read (where it runs in its own mount namespace, in
+  /// which every mount is read-only): the run's case files and their directories, the
+  /// known-failures file, the reports and the folders of saved cases. A directory that holds
+  /// the worker, the plugin or a Python module or venv stays visible (its files stay hidden).
+  std::vector<std::string> hidden;
+  /// Existing directories (absolute, resolved) the worker may write (--worker-writable: a
+  /// runtime's compile cache); besides them its only writable place is its private /dev/shm.
+  std::vector<std::string> writable;
   /// The backend's name in reports and replay commands ("" gives "plugin:PATH"), and the flags
   /// a replay needs besides --backend (Capabilities::replay_flags).
   std::string name;

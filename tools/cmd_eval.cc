@@ -126,6 +126,9 @@ int cmd_eval(const std::vector<std::string>& args) {
     return usage_error(bad);
   const harness::SealedInputs sealed = harness::SealedInputs::read(*files, max_bytes);
   opts.sealed = &sealed;
+  if (is_plugin_backend(backend_name))
+    if (Status hidden = hide_run_inputs(*plugin, parsed, *files, ""); !hidden.ok())
+      return usage_error(hidden.error().message);
   const reports::RunInfo::Sealed sealed_info =
       sealed_run_info(sealed, known ? &*known : nullptr, is_plugin_backend(backend_name),
                       !parsed.value("--report").value_or("").empty());

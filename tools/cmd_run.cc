@@ -326,6 +326,10 @@ int cmd_run(const std::vector<std::string>& args) {
   }
   const harness::SealedInputs sealed = harness::SealedInputs::read(files, o.max_bytes);
   opts.sealed = &sealed;
+  if (is_plugin_backend(o.backend_name))
+    if (Status hidden = hide_run_inputs(*plugin, parsed, files, opts.failed_cases_dir);
+        !hidden.ok())
+      return usage_error(hidden.error().message);
   const reports::RunInfo::Sealed sealed_info = sealed_run_info(
       sealed, known ? &*known : nullptr, is_plugin_backend(o.backend_name), !o.report_path.empty());
 

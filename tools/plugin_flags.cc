@@ -14,7 +14,11 @@
 namespace gscheck::tools {
 
 std::vector<OptionSpec> plugin_option_specs() {
-  return {{"--jobs", true}, {"--timeout", true}, {"--isolate", true}, {"--python-venv", true}};
+  return {{"--jobs", true},
+          {"--timeout", true},
+          {"--isolate", true},
+          {"--python-venv", true},
+          {"--worker-writable", true}};
 }
 
 bool is_plugin_backend(const std::string& name) {
@@ -23,41 +27,19 @@ bool is_plugin_backend(const std::string& name) {
 
 namespace {
 
-// The directory of a path gscheck reads or writes, absolute and existing, or "".
-std::string existing_dir_of(const std::string& path, bool is_dir) {
-  const std::string dir = is_dir ? path : path.substr(0, path.find_last_of('/') + 1);
-  char* abs = ::realpath(dir.empty() ? "." : dir.c_str(), nullptr);
+// The path with every symlink resolved, or "" when it does not exist.
+std::string real_path(const std::string& path) {
+  char* abs = ::realpath(path.c_str(), nullptr);
   if (!abs) return "";
   std::string out = abs;
   std::free(abs);
-  struct stat st {};
-  return ::stat(out.c_str(), &st) == 0 && S_ISDIR(st.st_mode) ? out : "";
-}
-
-// What a plugin must not write: the reports' directories, the regressions directory, and the
-// case and known-failures files' directories.
-std::vector<std::string> protected_dirs(const ParsedArgs& parsed) {
-  std::vector<std::pair<std::string, bool>> paths;
-  for (const char* flag : {"--report", "--junit", "--known-failures"})
-    if (auto v = parsed.value(flag); v && *v != "-") paths.emplace_back(*v, false);
-  for (const auto& p : parsed.positional) {
-    struct stat st {};
-    if (::stat(p.c_str(), &st) == 0) paths.emplace_back(p, S_ISDIR(st.st_mode));
-  }
-  paths.emplace_back(harness::regressions_dir(), true);
-  std::vector<std::string> dirs;
-  for (const auto& [p, is_dir] : paths)
-    if (auto d = existing_dir_of(p, is_dir);
-        !d.empty() && std::find(dirs.begin(), dirs.end(), d) == dirs.end())
-      dirs.push_back(d);
-  return dirs;
+  return out;
 }
 
 }  // namespace
 
 Expected<PluginOptions> plugin_options(const ParsedArgs& parsed, int64_t max_bytes) {
   PluginOptions o;
-  o.read_only_dirs = protected_dirs(parsed);
   o.max_output_bytes = max_bytes;
   o.jobs = default_jobs();
   if (auto v = parsed.value("--jobs")) {
@@ -90,7 +72,71 @@ Expected<PluginOptions> plugin_options(const ParsedArgs& parsed, int64_t max_byt
       return parse_error("--python-venv: no directory '" + *v + "'");
     ::setenv("GSCHECK_PYTHON_VENV", dir.c_str(), 1);
   }
+  // Directories the worker may write, besides its private /dev/shm: "DIR[:DIR...]".
+  if (auto v = parsed.value("--worker-writable")) {
+    std::string_view rest = *v;
+    while (true) {
+      const std::size_t colon = rest.find(':');
+      const std::string dir(rest.substr(0, colon));
+      std::error_code ec;
+      const std::string real = dir.empty() ? "" : real_path(dir);
+      if (real.empty() || !std::filesystem::is_directory(real, ec))
+        return parse_error("--worker-writable: no directory '" + dir + "'");
+      if (real == "/") return parse_error("--worker-writable: '" + dir + "' is the root");
+      o.writable.push_back(real);
+      if (colon == std::string_view::npos) break;
+      rest.remove_prefix(colon + 1);
+    }
+  }
   return o;
+}
+
+namespace {
+
+// `inner` is `outer` or lies under it.
+bool within(const std::string& inner, const std::string& outer) {
+  return inner == outer ||
+         (inner.size() > outer.size() && inner.compare(0, outer.size(), outer) == 0 &&
+          inner[outer.size()] == '/');
+}
+
+}  // namespace
+
+Status hide_run_inputs(PluginOptions& o, const ParsedArgs& parsed,
+                       const std::vector<std::string>& case_files,
+                       const std::string& failed_cases_dir) {
+  std::vector<std::string> paths;
+  auto add = [&](const std::string& p) {
+    if (std::string r = real_path(p); !r.empty() && r != "/") paths.push_back(std::move(r));
+  };
+  for (const std::string& f : case_files) {
+    add(f);
+    if (std::string r = real_path(f); !r.empty()) add(r.substr(0, r.rfind('/')));
+  }
+  for (const char* flag : {"--report", "--junit", "--known-failures"})
+    if (auto v = parsed.value(flag); v && *v != "-") add(*v);
+  // Saved cases hold the reference's outcome of every failing case: made now, so that the
+  // workers of this run, started before any is saved, cannot read them either.
+  if (!failed_cases_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(failed_cases_dir, ec);
+    add(failed_cases_dir);
+  }
+  add(harness::regressions_dir());
+  std::sort(paths.begin(), paths.end());
+  paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
+  // A writable directory may not reach what grades the run, nor the executables that grade it
+  // (a worker swapped for the next run's).
+  std::vector<std::string> guarded = paths;
+  for (const std::string& exe : {std::string("/proc/self/exe"), plugin_worker_path()})
+    if (std::string r = exe.empty() ? "" : real_path(exe); !r.empty()) guarded.push_back(r);
+  for (const std::string& w : o.writable)
+    for (const std::string& g : guarded)
+      if (within(w, g) || within(g, w))
+        return parse_error("--worker-writable: " + w + (within(g, w) ? " holds " : " lies in ") +
+                           g + ", which the worker may not " + (within(g, w) ? "write" : "see"));
+  o.hidden = std::move(paths);
+  return {};
 }
 
 namespace {

@@ -20,7 +20,11 @@ namespace gscheck::tools {
   "  --isolate MODE   plugin:PATH backends: 'worker' (default: each worker loads the plugin\n"    \
   "                   once and serves every call) or 'call' (each call in a fresh fork of it)\n"  \
   "  --python-venv DIR python:MODULE backends: the venv whose site-packages the module imports\n" \
-  "                   from (default: $GSCHECK_PYTHON_VENV; scripts/numpy_venv.sh makes one)\n"
+  "                   from (default: $GSCHECK_PYTHON_VENV; scripts/numpy_venv.sh makes one)\n"    \
+  "  --worker-writable DIR[:DIR...]  plugin and python backends: directories the worker may\n"    \
+  "                   write (a compile cache); every other mount is read-only to it, its\n"       \
+  "                   private /dev/shm ($TMPDIR) aside, and the run's case files,\n"              \
+  "                   known-failures file and reports are hidden from it\n"
 
 /// Whether the backend runs in plugin workers: plugin:PATH, or python:MODULE (gscheck's Python
 /// host, a plugin embedding CPython, serving the module).
@@ -31,6 +35,14 @@ std::vector<OptionSpec> plugin_option_specs();
 
 /// The plugin options from a parsed line; max_bytes is the run's --max-bytes.
 Expected<PluginOptions> plugin_options(const ParsedArgs& parsed, int64_t max_bytes);
+
+/// What a plugin's worker must not see (PluginOptions::hidden): the case files and their
+/// directories, the known-failures file, the reports, the saved-cases folder (made here when
+/// missing) and the regressions corpus. Before make_named_backend. An error when a
+/// --worker-writable directory holds or lies in one of them, or holds gscheck or its worker.
+Status hide_run_inputs(PluginOptions& o, const ParsedArgs& parsed,
+                       const std::vector<std::string>& case_files,
+                       const std::string& failed_cases_dir);
 
 /// The backend named on the command line: a registry name, or plugin:PATH or python:MODULE made
 /// with the plugin options (whose byte budget becomes max_bytes). Every backend gets the budget.

@@ -348,6 +348,9 @@ Expected<std::unique_ptr<Backend>> make_plugin_backend(const std::string& path,
   if (!caps.ok()) return caps.error();
   if (!options.name.empty()) caps->name = options.name;
   caps->replay_flags = options.replay_flags;
+  for (std::size_t i = 0; i < options.writable.size(); ++i)
+    caps->containment +=
+        (i ? ", " : "; writable by the worker (--worker-writable): ") + options.writable[i];
   return std::unique_ptr<Backend>(
       new PluginBackend(where, std::move(*caps), options, std::move(first)));
 }

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cerrno>
 #include <condition_variable>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <functional>
@@ -132,6 +133,38 @@ std::string worker_path() {
   return GSCHECK_WORKER_PATH;
 }
 
+// path made absolute against the working directory (not resolved: a symlink stays one).
+std::string absolute_path(const std::string& path) {
+  if (path.empty() || path.front() == '/') return path;
+  char cwd[4096];
+  if (!::getcwd(cwd, sizeof cwd)) return path;
+  return std::string(cwd) + "/" + path;
+}
+
+// The paths of `hidden` the worker can do without: a directory holding what it runs (its
+// executable, the plugin, a Python module or venv) stays visible; its case files are hidden one
+// by one (they are in `hidden` too).
+std::vector<std::string> hidden_from_worker(const std::vector<std::string>& hidden,
+                                            std::vector<std::string> needed) {
+  for (const char* env : {"GSCHECK_PYTHON_MODULE", "GSCHECK_PYTHON_VENV"})
+    if (const char* v = std::getenv(env); v && *v == '/') needed.emplace_back(v);
+  const std::size_t given = needed.size();
+  for (std::size_t i = 0; i < given; ++i)  // and where their symlinks lead
+    if (char* real = ::realpath(needed[i].c_str(), nullptr)) {
+      needed.emplace_back(real);
+      std::free(real);
+    }
+  std::vector<std::string> out;
+  for (const std::string& h : hidden) {
+    const bool holds = std::any_of(needed.begin(), needed.end(), [&](const std::string& n) {
+      return n == h ||
+             (n.size() > h.size() && n.compare(0, h.size(), h) == 0 && n[h.size()] == '/');
+    });
+    if (!holds) out.push_back(h);
+  }
+  return out;
+}
+
 // "out", at its final size (wire.h: out_capacity) and sealed there.
 int out_memfd(int64_t max_bytes) {
   const int fd = ::memfd_create("gscheck-out", MFD_CLOEXEC | MFD_ALLOW_SEALING);
@@ -188,10 +221,14 @@ std::string WorkerProcess::spawn(const std::string& plugin, const PluginOptions&
     plan.fds.push_back(h);
   }
   for (int fd : {devnull, log[1], cmd[1], rep[1], status[1]}) ::close(fd);
-  plan.exe = exe;
-  plan.argv = {exe, plugin, std::to_string(opt.max_output_bytes),
+  // Absolute: the contained worker starts in "/".
+  plan.exe = absolute_path(exe);
+  const std::string plugin_path = absolute_path(plugin);
+  plan.argv = {plan.exe, plugin_path, std::to_string(opt.max_output_bytes),
                opt.isolate == Isolation::kCall ? "call" : "worker", std::to_string(::getpid())};
-  plan.read_only_dirs = opt.read_only_dirs;
+  plan.hidden = hidden_from_worker(opt.hidden, {plan.exe, plugin_path});
+  plan.writable = opt.writable;
+  plan.shm_bytes = opt.max_output_bytes;
   // Threads count too: TensorFlow's pools start about two per core.
   if (cgroup_.create(kMaxWorkerTasks)) plan.join_fds = cgroup_.join_fds();
   if (error.empty()) {

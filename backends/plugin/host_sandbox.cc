@@ -1,16 +1,23 @@
 #include "backends/plugin/host_sandbox.h"
 
 #include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/mount.h>
+#include <linux/securebits.h>
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/mount.h>
-#include <sys/statvfs.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -32,11 +39,17 @@ std::string g_containment;
 struct ChildArgs {
   const char* exe;
   char* const* argv;
+  char* const* envp;  // the contained worker's: environ with TMPDIR=/dev/shm
   const int* fds;
   int nfds;
-  const char* const* ro_dirs;
-  const unsigned long* ro_flags;
-  int nro;
+  const char* const* hide_dirs;  // an empty read-only tmpfs over each
+  int nhide_dirs;
+  const char* const* hide_files;  // /dev/null over each
+  int nhide_files;
+  const char* const* writable;  // left writable under the read-only root
+  int nwritable;
+  const char* shm_options;  // the private /dev/shm tmpfs: "size=N,mode=1777"
+  bool sysrq;               // the kernel has /proc/sysrq-trigger
   const int* join;
   int njoin;
   int err_fd;
@@ -46,7 +59,19 @@ struct ChildArgs {
 };
 
 // Stages of the child's set-up, for the error it reports.
-enum Stage : int { kUserMap = 1, kPrivateMounts, kProc, kReadOnly, kCgroup, kExec };
+enum Stage : int {
+  kUserMap = 1,
+  kPrivateMounts,
+  kReadOnly,
+  kWritable,
+  kProc,
+  kShm,
+  kHide,
+  kCgroup,
+  kSession,
+  kCapabilities,
+  kExec
+};
 
 [[noreturn]] void child_fail(int fd, int stage) {
   const int m[2] = {stage, errno};
@@ -63,8 +88,24 @@ bool write_file(const char* path, const char* text) {
   return ok;
 }
 
+// Every capability gone for good, also across exec as uid 0 (SECBIT_NOROOT), and no way to
+// gain one (no_new_privs): a root worker cannot remount, ptrace the guard (non-dumpable, so its
+// status pipe under /proc/1/fd stays shut), mknod, or write files its mounts make read-only.
+bool drop_capabilities() {
+  for (int c = 0; c <= 63; ++c) ::prctl(PR_CAPBSET_DROP, c, 0, 0, 0);  // EINVAL past the last
+  ::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+  const unsigned long bits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
+                             SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
+                             SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
+  if (::prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) != 0) return false;
+  __user_cap_header_struct head{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct none[_LINUX_CAPABILITY_U32S_3] = {};
+  if (::syscall(SYS_capset, &head, none) != 0) return false;
+  return ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0;
+}
+
 // Default signal handling and the worker's descriptors, then exec.
-[[noreturn]] void exec_worker(const ChildArgs& a) {
+[[noreturn]] void exec_worker(const ChildArgs& a, bool contained) {
   for (int i = 0; i < a.njoin; ++i)
     if (::write(a.join[i], "0", 1) != 1) child_fail(a.err_fd, kCgroup);
   struct sigaction dfl {};
@@ -73,13 +114,20 @@ bool write_file(const char* path, const char* text) {
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
-  ::setpgid(0, 0);  // the worker leads its own process group
+  if (contained) {
+    // Its own session: the worker leads its process group and has no controlling terminal, so
+    // nothing it writes to /dev/tty reaches gscheck's console.
+    if (::setsid() < 0) child_fail(a.err_fd, kSession);
+    if (!drop_capabilities()) child_fail(a.err_fd, kCapabilities);
+  } else {
+    ::setpgid(0, 0);  // the worker leads its own process group
+  }
   // Sources sit above every target (host_process.cc), so no dup2 overwrites a later source.
   for (int i = 0; i < a.nfds; ++i)
     if (::dup2(a.fds[i], i) < 0) child_fail(a.err_fd, kExec);
   // Everything else closes at exec: err_fd too, which tells the parent exec succeeded.
   ::close_range(static_cast<unsigned>(a.nfds), ~0u, CLOSE_RANGE_CLOEXEC);
-  ::execve(a.exe, a.argv, environ);
+  ::execve(a.exe, a.argv, contained ? a.envp : environ);
   child_fail(a.err_fd, kExec);
 }
 
@@ -91,33 +139,46 @@ int contained_child(void* p) {
     child_fail(a.err_fd, kUserMap);
   if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
     child_fail(a.err_fd, kPrivateMounts);
-  // This namespace's own /proc: pids in it are the worker's (it reads its children there).
-  if (::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0)
+  // Every mount of this namespace read-only (gscheck's own stay as they are): the worker writes
+  // to no file, through no path and no working directory, but its private /dev/shm and the
+  // directories the user named, each a mount of its own whose read-only flag is cleared again.
+  for (int i = 0; i < a.nwritable; ++i)
+    if (::mount(a.writable[i], a.writable[i], nullptr, MS_BIND, nullptr) != 0)
+      child_fail(a.err_fd, kWritable);
+  mount_attr ro{};
+  ro.attr_set = MOUNT_ATTR_RDONLY;
+  if (::syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &ro, sizeof ro) != 0)
+    child_fail(a.err_fd, kReadOnly);
+  mount_attr rw{};
+  rw.attr_clr = MOUNT_ATTR_RDONLY;
+  for (int i = 0; i < a.nwritable; ++i)
+    if (::syscall(SYS_mount_setattr, AT_FDCWD, a.writable[i], 0, &rw, sizeof rw) != 0)
+      child_fail(a.err_fd, kWritable);
+  // This namespace's own /proc: pids in it are the worker's (it reads its children there). Its
+  // sysctls read-only (core_pattern and hostname are not the worker's to set), sysrq shut.
+  if (::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0 ||
+      ::mount("/proc/sys", "/proc/sys", nullptr, MS_BIND | MS_REC, nullptr) != 0 ||
+      ::mount(nullptr, "/proc/sys", nullptr,
+              MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0 ||
+      (a.sysrq && ::mount("/dev/null", "/proc/sysrq-trigger", nullptr, MS_BIND, nullptr) != 0))
     child_fail(a.err_fd, kProc);
-  for (int i = 0; i < a.nro; ++i) {
-    if (::mount(a.ro_dirs[i], a.ro_dirs[i], nullptr, MS_BIND | MS_REC, nullptr) != 0 ||
-        ::mount(nullptr, a.ro_dirs[i], nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY | a.ro_flags[i],
-                nullptr) != 0)
-      child_fail(a.err_fd, kReadOnly);
-  }
-  exec_worker(a);
+  // The one writable place: a size-limited tmpfs that dies with the namespace.
+  if (::mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, a.shm_options) != 0)
+    child_fail(a.err_fd, kShm);
+  // What grades the run is out of sight: case files, known failures, reports, saved cases.
+  // Files first: a directory hidden after them covers their mounts too.
+  for (int i = 0; i < a.nhide_files; ++i)
+    if (::mount("/dev/null", a.hide_files[i], nullptr, MS_BIND, nullptr) != 0)
+      child_fail(a.err_fd, kHide);
+  for (int i = 0; i < a.nhide_dirs; ++i)
+    if (::mount("tmpfs", a.hide_dirs[i], "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                "size=4k,mode=000") != 0)
+      child_fail(a.err_fd, kHide);
+  if (::chdir("/") != 0) child_fail(a.err_fd, kHide);
+  exec_worker(a, true);
 }
 
-int plain_child(void* p) { exec_worker(*static_cast<const ChildArgs*>(p)); }
-
-// A bind remount keeps the mount's locked flags (nosuid, nodev, noexec...) or fails.
-unsigned long mount_flags_of(const std::string& dir) {
-  struct statvfs s {};
-  if (::statvfs(dir.c_str(), &s) != 0) return 0;
-  unsigned long f = 0;
-  if (s.f_flag & ST_NOSUID) f |= MS_NOSUID;
-  if (s.f_flag & ST_NODEV) f |= MS_NODEV;
-  if (s.f_flag & ST_NOEXEC) f |= MS_NOEXEC;
-  if (s.f_flag & ST_NOATIME) f |= MS_NOATIME;
-  if (s.f_flag & ST_NODIRATIME) f |= MS_NODIRATIME;
-  if (s.f_flag & ST_RELATIME) f |= MS_RELATIME;
-  return f;
-}
+int plain_child(void* p) { exec_worker(*static_cast<const ChildArgs*>(p), false); }
 
 const char* stage_name(int stage) {
   switch (stage) {
@@ -125,12 +186,22 @@ const char* stage_name(int stage) {
       return "cannot map its user id in a user namespace";
     case kPrivateMounts:
       return "cannot make its mounts private";
-    case kProc:
-      return "cannot mount /proc in its PID namespace";
     case kReadOnly:
-      return "cannot make the report and case directories read-only";
+      return "cannot make its mounts read-only";
+    case kWritable:
+      return "cannot leave the --worker-writable directories writable";
+    case kProc:
+      return "cannot mount /proc in its PID namespace with read-only sysctls";
+    case kShm:
+      return "cannot mount its private /dev/shm";
+    case kHide:
+      return "cannot hide the case, known-failures and report files";
     case kCgroup:
       return "cannot join its cgroup";
+    case kSession:
+      return "cannot start its own session";
+    case kCapabilities:
+      return "cannot drop its capabilities";
     default:
       return "cannot start gscheck-worker";
   }
@@ -184,21 +255,40 @@ int spawn_contained(const SpawnPlan& plan, pid_t& pid) {
   std::vector<char*> argv;
   for (const auto& s : plan.argv) argv.push_back(const_cast<char*>(s.c_str()));
   argv.push_back(nullptr);
-  std::vector<const char*> ro;
-  std::vector<unsigned long> ro_flags;
-  for (const auto& d : plan.read_only_dirs) {
-    ro.push_back(d.c_str());
-    ro_flags.push_back(mount_flags_of(d));
+  // Hidden: what exists now (a path made later is not the worker's to see either: the run's
+  // outputs are written by gscheck into directories hidden here).
+  std::vector<const char*> hide_dirs, hide_files;
+  for (const auto& h : plan.hidden) {
+    struct stat st {};
+    if (h.empty() || h.front() != '/' || ::stat(h.c_str(), &st) != 0) continue;
+    (S_ISDIR(st.st_mode) ? hide_dirs : hide_files).push_back(h.c_str());
   }
+  std::vector<const char*> writable;
+  for (const auto& w : plan.writable) writable.push_back(w.c_str());
+  // The worker's environment: TMPDIR names its private writable place.
+  std::vector<char*> envp;
+  static char tmpdir[] = "TMPDIR=/dev/shm";
+  for (char** e = environ; *e; ++e)
+    if (std::strncmp(*e, "TMPDIR=", 7) != 0) envp.push_back(*e);
+  envp.push_back(tmpdir);
+  envp.push_back(nullptr);
+  const std::string shm =
+      "size=" + std::to_string(std::max<int64_t>(plan.shm_bytes, 64 << 20)) + ",mode=1777";
   const std::string uid_map = "0 " + std::to_string(::geteuid()) + " 1";
   const std::string gid_map = "0 " + std::to_string(::getegid()) + " 1";
   ChildArgs a{plan.exe.c_str(),
               argv.data(),
+              envp.data(),
               plan.fds.data(),
               static_cast<int>(plan.fds.size()),
-              ro.data(),
-              ro_flags.data(),
-              static_cast<int>(ro.size()),
+              hide_dirs.data(),
+              static_cast<int>(hide_dirs.size()),
+              hide_files.data(),
+              static_cast<int>(hide_files.size()),
+              writable.data(),
+              static_cast<int>(writable.size()),
+              shm.c_str(),
+              ::access("/proc/sysrq-trigger", F_OK) == 0,
               plan.join_fds.data(),
               static_cast<int>(plan.join_fds.size()),
               -1,
@@ -224,7 +314,10 @@ int spawn_contained(const SpawnPlan& plan, pid_t& pid) {
         if (g_mode == Mode::kUndecided) {
           g_mode = Mode::kNamespaces;
           g_user_ns = user_ns;
-          g_containment = user_ns ? "pid, mount and user namespaces" : "pid and mount namespaces";
+          g_containment =
+              std::string(user_ns ? "pid, mount and user namespaces" : "pid and mount namespaces") +
+              " (read-only root, private /dev/shm, the run's inputs and reports "
+              "hidden, no capabilities)";
         }
         pid = s.pid;
         return 0;

@@ -1,14 +1,18 @@
-// Starting a gscheck-worker contained by the kernel: in its own PID namespace (the worker's
-// guard is its init: when the guard dies, every process the plugin started dies with it,
-// whatever setsid() or double forks did, and none of them can name, and so signal, a process
-// outside), its own mount namespace (a fresh /proc; the directories gscheck writes reports to
-// and reads cases from are read-only there), and as root or in a user namespace where the
-// kernel lets an unprivileged user make one. Where it cannot, the worker runs as before, in a
-// process group of its own, and containment() says so and why (the report carries it).
+// Starting a gscheck-worker contained by the kernel (docs/vendor.md, "Threat model"): in its own
+// PID namespace (the worker's guard is its init: when the guard dies, every process the plugin
+// started dies with it, whatever setsid() or double forks did, and none of them can name, and so
+// signal, a process outside), its own mount namespace (every mount read-only, a fresh /proc with
+// read-only sysctls, a private size-limited /dev/shm as the only writable place, the run's case,
+// known-failures and report files hidden, working directory "/"), its own session (no
+// controlling terminal), and without any capability (dropped for good, no_new_privs), as root or
+// in a user namespace where the kernel lets an unprivileged user make one. Where it cannot, the
+// worker runs in a process group of its own, and containment() says so and why (the report
+// carries it).
 #pragma once
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -17,8 +21,14 @@ namespace gscheck::plugin {
 struct SpawnPlan {
   std::string exe;
   std::vector<std::string> argv;
-  std::vector<int> fds;                     // become the worker's descriptors 0, 1, 2, ...
-  std::vector<std::string> read_only_dirs;  // existing directories, made read-only inside
+  std::vector<int> fds;  // become the worker's descriptors 0, 1, 2, ...
+  /// Absolute paths the worker must not read (case files, known failures, reports, saved cases):
+  /// a directory gets an empty tmpfs over it, a file /dev/null; paths that do not exist are
+  /// skipped.
+  std::vector<std::string> hidden;
+  /// Existing absolute directories the worker may write (outside every hidden path).
+  std::vector<std::string> writable;
+  int64_t shm_bytes = 0;      // the size of its private /dev/shm (at least 64 MiB)
   std::vector<int> join_fds;  // cgroup.procs files the child joins before anything else
 };
 

@@ -75,6 +75,9 @@ int guard() {
     ::prctl(PR_SET_CHILD_SUBREAPER, 1);
     return -1;
   }
+  // Not dumpable: a worker without capabilities (host_sandbox.cc) cannot open /proc/1/fd/*,
+  // the status pipe below among them, nor ptrace or read the guard's memory.
+  ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   struct sigaction sa {};
   sa.sa_handler = &kill_own_group;
   ::sigaction(SIGTERM, &sa, nullptr);

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -493,10 +494,14 @@ TEST(PluginLoading, LibraryWithoutTheEntryPointIsRejected) {
 // --- ABI v2: life cycle and strings.
 TEST(PluginV2, ThreadPoolFromInitServesEveryCallAndFinalizeRunsOnce) {
   new_tag();
-  const std::string marker = "/tmp/gscheck_finalize_" + g_tag;
+  // The worker writes nothing outside the folders it is given (host_sandbox.h).
+  const std::string dir = "/tmp/gscheck_finalize_" + g_tag;
+  std::filesystem::create_directories(dir);
+  const std::string marker = dir + "/marker";
   ::setenv("GSC_TEST_FINALIZE_MARKER", marker.c_str(), 1);
   PluginOptions opt;
   opt.jobs = 2;
+  opt.writable = {dir};
   auto plugin = load(GSCHECK_THREAD_POOL_PLUGIN, opt);
   ASSERT_NE(plugin, nullptr);
   std::vector<std::thread> threads;
@@ -516,7 +521,7 @@ TEST(PluginV2, ThreadPoolFromInitServesEveryCallAndFinalizeRunsOnce) {
   }
   EXPECT_GE(workers, 1);
   EXPECT_LE(workers, 2);
-  ::unlink(marker.c_str());
+  std::filesystem::remove_all(dir);
   EXPECT_TRUE(none_left());
 }
 

@@ -146,11 +146,15 @@ TEST(PythonHost, OsExitIsNamed) {
 
 TEST(PythonHost, LingeringChildIsKilledAndFailsTheCase) {
   REQUIRE_VENV();
-  const std::string marker =
-      ::testing::TempDir() + "gscheck_py_child_" + std::to_string(::getpid());
-  std::filesystem::remove(marker);
+  // The worker writes only where it is told it may (host_sandbox.h): a folder for the marker.
+  const std::string dir = ::testing::TempDir() + "gscheck_py_child_" + std::to_string(::getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string marker = dir + "/marker";
   ::setenv("GSC_PY_MARKER", marker.c_str(), 1);
-  expect_contained("fork", "child process(es) running after run() returned");
+  PluginOptions opt;
+  opt.writable = {std::filesystem::canonical(dir).string()};
+  expect_contained("fork", "child process(es) running after run() returned", "", opt);
   std::ifstream f(marker);
   int pid = 0;
   f >> pid;
@@ -159,7 +163,7 @@ TEST(PythonHost, LingeringChildIsKilledAndFailsTheCase) {
   // (gone, or a zombie not yet reaped by whoever inherited it).
   EXPECT_EQ(test::live_processes_with("GSC_PY_MARKER=" + marker), 0)
       << "the forked child is still running";
-  std::filesystem::remove(marker);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(PythonHost, WritePastTheOutputIsCaughtByTheGuardBytes) {

@@ -21,6 +21,7 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -414,6 +415,99 @@ static void forbidden_syscalls(void) {
 }
 #endif
 
+#if defined(HOSTILE_ESCAPE_WRITES)
+/* Tries to write one file through `path`; notes the outcome. */
+static void try_write(const char* what, const char* path, const char* text) {
+  const int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY, 0644);
+  if (fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text))
+    note("acted", "wrote %s (%s)\n", what, path);
+  else
+    note("refused", "write %s (%s): %s\n", what, path, strerror(errno));
+  if (fd >= 0) close(fd);
+}
+
+/* Every writable place a root worker used to have outside its own: gscheck's working directory
+ * (relative paths), /tmp, the worker's own build folder (swap the worker for the next run's),
+ * the report's folder, sysctls (core_pattern runs a program as root outside every namespace),
+ * its cgroup's limits, the terminal, a device node. Only its private /dev/shm may work. */
+static void escape_writes(void) {
+  char self[4096] = {0}, path[4200];
+  try_write("gscheck's working directory", "hostile-cwd-file", "x");
+  try_write("/tmp", "/tmp/gscheck-hostile-escape", "x");
+  if (readlink("/proc/self/exe", self, sizeof self - 1) > 0) {
+    try_write("the worker executable", self, "#!/bin/sh\n");
+    *strrchr(self, '/') = 0;
+    snprintf(path, sizeof path, "%s/hostile-build-file", self);
+    try_write("the build folder", path, "x");
+  }
+  const char* report = getenv("GSC_HOSTILE_REPORT");
+  if (report) {
+    snprintf(path, sizeof path, "%s.tmp.forged", report);
+    try_write("the report's folder", path, "{}");
+    try_write("the report", report, "{}");
+  }
+  try_write("kernel.hostname", "/proc/sys/kernel/hostname", "hostile\n");
+  try_write("kernel.core_pattern", "/proc/sys/kernel/core_pattern", "|/bin/true\n");
+  try_write("its cgroup's memory limit", "/sys/fs/cgroup/memory/memory.limit_in_bytes", "-1\n");
+  try_write("the root cgroup", "/sys/fs/cgroup/cgroup.procs", "0\n");
+  const int tty = open("/dev/tty", O_WRONLY | O_CLOEXEC);
+  if (tty >= 0 && write(tty, "20 cases: 20 PASSED\n", 20) == 20)
+    note("acted", "wrote to /dev/tty\n");
+  else
+    note("refused", "/dev/tty: %s\n", strerror(errno));
+  if (tty >= 0) close(tty);
+  if (mknod("/dev/shm/hostile-null", S_IFCHR | 0666, makedev(1, 3)) == 0)
+    note("acted", "made a device node\n");
+  else
+    note("refused", "mknod: %s\n", strerror(errno));
+  /* Its one writable place, which must die with the run. */
+  const int shm = open("/dev/shm/gscheck-hostile-left", O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (shm < 0 || write(shm, "left", 4) != 4) note("refused", "its /dev/shm: %s\n", strerror(errno));
+  if (shm >= 0) close(shm);
+}
+#endif
+
+#if defined(HOSTILE_READ_CASES)
+/* Result replay: the case files (expect blocks), saved cases and the report, read through
+ * gscheck's working directory, the test folder and /proc/<gscheck>/cwd. */
+static void read_cases(void) {
+  const char* dir = getenv("GSC_HOSTILE_DIR");
+  char path[4200];
+  const char* tries[4] = {"cases/a_clean.json", "../cases/a_clean.json", NULL, NULL};
+  char via_dir[4200], via_proc[4200];
+  snprintf(via_dir, sizeof via_dir, "%s/../cases/a_clean.json", dir ? dir : "/tmp");
+  snprintf(via_proc, sizeof via_proc, "/proc/%d/cwd/cases/a_clean.json", (int)gscheck_pid());
+  tries[2] = via_dir;
+  tries[3] = via_proc;
+  for (int i = 0; i < 4; ++i) {
+    snprintf(path, sizeof path, "%s", tries[i]);
+    char buf[64];
+    const int fd = open(path, O_RDONLY | O_CLOEXEC);
+    const ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf) : -1;
+    if (n > 0)
+      note("acted", "read %zd bytes of %s\n", n, path);
+    else
+      note("refused", "read %s: %s\n", path, n == 0 ? "empty" : strerror(errno));
+    if (fd >= 0) close(fd);
+  }
+}
+#endif
+
+#if defined(HOSTILE_FORGE_STATUS)
+/* The guard's status pipe to gscheck (descriptor 7 of the namespace's init): a forged "exited
+ * with status 0" written first, then a crash. */
+static void forge_status(void) {
+  const int fd = open("/proc/1/fd/7", O_WRONLY | O_CLOEXEC);
+  const int zero = 0;
+  if (fd >= 0 && write(fd, &zero, sizeof zero) == (ssize_t)sizeof zero)
+    note("acted", "wrote a status of 0 to the guard's pipe\n");
+  else
+    note("refused", "/proc/1/fd/7: %s\n", strerror(errno));
+  if (fd >= 0) close(fd);
+  raise(SIGSEGV);
+}
+#endif
+
 static void before_output(const gsc_call* call) {
   (void)call;
 #if defined(HOSTILE_SETSID_DAEMON)
@@ -441,6 +535,12 @@ static void before_output(const gsc_call* call) {
   abort();
 #elif defined(HOSTILE_SYSCALLS)
   forbidden_syscalls();
+#elif defined(HOSTILE_ESCAPE_WRITES)
+  escape_writes();
+#elif defined(HOSTILE_READ_CASES)
+  read_cases();
+#elif defined(HOSTILE_FORGE_STATUS)
+  forge_status();
 #endif
 }
 

@@ -55,6 +55,7 @@ SMALL_BUDGET = ["--max-bytes", "1048576"]
 #     "refused" and never "acted");
 #   never_acts: the plugin's attempt must never succeed, whatever the verdicts ("acted" fails);
 #   must_try: the plugin noted its attempt ("acted" or "refused"), so the test tested something;
+#   shm_clean: no /dev/shm/gscheck-hostile* file is left after the run;
 #   cwd_in_cases: gscheck runs with the case folder as its working directory;
 #   isolate: the --isolate modes it runs under (one ctest each, CMakeLists.txt);
 #   args: more gscheck arguments; timeout: --timeout (None: the default deadline);
@@ -106,6 +107,18 @@ EXPECT = {
     # the bytes escaped, the JSON report and JUnit file are written and valid.
     "non_utf8_message": dict(fails=r"bad index \\xff\\xfe\\xed\\xa0\\x80 \\xc3",
                              isolate=("worker", "call")),
+    # Writes through gscheck's working directory, to /tmp, the worker executable and its
+    # folder, the report and its folder, sysctls, cgroup files, /dev/tty, a device node: all
+    # refused (a read-only root, no capabilities, its own session); its /dev/shm dies with it.
+    "escape_writes": dict(fails=None, never_acts=True, must_try=True, shm_clean=True,
+                          isolate=("worker", "call")),
+    # Reads the case files (their expect blocks) through the working directory, the test
+    # folder and /proc/<gscheck>/cwd: every one hidden.
+    "read_cases": dict(fails=None, never_acts=True, must_try=True, isolate=("worker", "call")),
+    # Writes "exited with status 0" into the guard's status pipe (/proc/1/fd/7), then crashes:
+    # the pipe cannot be opened and the crash is seen.
+    "forge_status": dict(fails=r"signal 11|SIGSEGV|Segmentation", never_acts=True,
+                         must_try=True, isolate=("worker", "call")),
     # ptrace(PTRACE_ATTACH) of gscheck, mount(tmpfs), setns(/proc/1/ns/mnt): all refused.
     "syscalls": dict(fails=SYSCALL, refusable=True, never_acts=True, isolate=("worker", "call")),
 }
@@ -349,6 +362,8 @@ def main():
     argv = [os.path.abspath(args.gscheck), "run", "--backend", plugin,
             "--sweep", "0", "--repeat", "1", "--jobs", "1", "--isolate", args.isolate,
             "--case-timeout", "60", "--quiet", "--report", report, "--junit", junit,
+            # the notes folder is the plugins' one writable place besides their /dev/shm
+            "--worker-writable", notes,
             *(["--timeout", str(timeout)] if timeout else []), *spec.get("args", []), case_dir]
     stdout_path, stderr_path = os.path.join(tmp, "stdout"), os.path.join(tmp, "stderr")
     problems, by_name = [], None
@@ -371,6 +386,10 @@ def main():
             check_cases(by_name, [n for n, _ in named], spec, acted, refused, problems)
         if spec.get("must_try") and not (acted or refused):
             problems.append("the plugin's attempt never ran: the test proves nothing")
+        if spec.get("shm_clean"):
+            left_shm = [n for n in os.listdir("/dev/shm") if n.startswith("gscheck-hostile")]
+            if left_shm:
+                problems.append(f"the worker's /dev/shm files outlived the run: {left_shm}")
         if spec.get("never_acts") and acted:
             problems.append(f"the plugin's attempt succeeded: {acted.strip()}")
         if "max_rss_mib" in spec and rss > spec["max_rss_mib"]:
@@ -394,7 +413,7 @@ def main():
     for what, text in (("acted", acted), ("refused", refused),
                        ("daemons", read_notes(notes, "daemons"))):
         if text:
-            print(f"plugin notes ({what}):\n  " + "\n  ".join(text.strip().splitlines()[:8]))
+            print(f"plugin notes ({what}):\n  " + "\n  ".join(text.strip().splitlines()[:16]))
     if problems:
         print(f"FAIL {label}:\n  - " + "\n  - ".join(problems))
         if args.keep:
