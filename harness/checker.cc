@@ -8,6 +8,7 @@
 
 #include "compare/elements.h"
 #include "core/case_json.h"
+#include "harness/budget.h"
 #include "harness/crash_guard.h"
 #include "harness/explain.h"
 #include "harness/judge.h"
@@ -52,6 +53,7 @@ CaseResult file_result(const std::string& path, const std::string& backend) {
 struct Ran {
   Outcome outcome = Error{};
   bool threw = false;    ///< an exception other than std::bad_alloc
+  bool oom = false;      ///< std::bad_alloc in gscheck's own process
   bool crashed = false;  ///< a signal (in-process backends only)
 };
 
@@ -61,6 +63,7 @@ Ran run_guarded(Backend& b, const Case& c, const char* who) {
     try {
       ran.outcome = b.run(c);
     } catch (const std::bad_alloc&) {
+      ran.oom = true;
       ran.outcome = Error{ErrorClass::kResourceExhausted,
                           std::string("the ") + who + " ran out of memory (std::bad_alloc)"};
     } catch (const std::exception& e) {
@@ -79,19 +82,36 @@ Ran run_guarded(Backend& b, const Case& c, const char* who) {
 
 bool lost_worker(const Outcome& o) { return !o.ok() && o.error().lost_worker; }
 
-// The verdict of run 1 alone, where it settles the case: a backend that threw is FAILED, a memory
-// budget refusal (not expected by the case) SKIPPED.
-bool settled_by_first_run(const CaseFile& f, const Outcome& got, bool threw, CaseResult& r) {
-  if (threw) {
+bool refused(const Outcome& o) {
+  return !o.ok() && o.error().cls == ErrorClass::kResourceExhausted;
+}
+
+// The verdict of run 1 alone, where it settles the case: a backend that threw is FAILED; a
+// budget refusal is SKIPPED only where gscheck says the case is over budget: its own process ran
+// out (std::bad_alloc), the output would be over --max-bytes or of a rank no Tensor holds by
+// shape arithmetic alone (before TensorFlow's checks, which a backend may order otherwise), or
+// nothing else can grade it (the backend is the reference). Any other refusal is settled by the
+// reference (consult_reference): only gscheck decides a case is over budget, never the code it
+// grades.
+bool settled_by_first_run(const CaseFile& f, const Ran& first, bool consults_reference,
+                          int64_t max_bytes, CaseResult& r) {
+  const Outcome& got = first.outcome;
+  if (first.threw) {
     r.verdict = Verdict::kFailed;
     r.reason = got.error().message;
     return true;
   }
   const bool expects_budget_error =
       f.expect && f.expect->error_class == ErrorClass::kResourceExhausted;
-  if (!got.ok() && got.error().cls == ErrorClass::kResourceExhausted && !expects_budget_error) {
+  if (!refused(got) || expects_budget_error) return false;
+  if (first.oom || !consults_reference) {
     r.verdict = Verdict::kSkipped;
-    r.reason = "the backend refused it: " + got.error().message;
+    r.reason = "over gscheck's memory budget: " + got.error().message;
+    return true;
+  }
+  if (auto why = over_budget(f.c, max_bytes)) {
+    r.verdict = Verdict::kSkipped;
+    r.reason = *why + "; the backend refused it: " + got.error().message;
     return true;
   }
   return false;
@@ -129,11 +149,14 @@ Consulted consult_reference(Backend& reference, Evidence& ev, std::optional<Outc
     r.reason = want->error().message + ": a bug in the reference, not in " + r.backend;
     return Consulted::kCrashed;
   }
-  const bool got_refused = !got.ok() && got.error().cls == ErrorClass::kResourceExhausted;
-  if (!want->ok() && want->error().cls == ErrorClass::kResourceExhausted && !got_refused) {
-    // The reference cannot grade the case, but its expect block and a crash still can.
+  const bool expects_budget_error =
+      ev.f.expect && ev.f.expect->error_class == ErrorClass::kResourceExhausted;
+  if (refused(*want) && !(refused(got) && expects_budget_error)) {
+    // Over gscheck's budget: the reference cannot grade the case, but its expect block and a
+    // crash still can; a backend that refused it too is SKIPPED (unless the case expects the
+    // refusal: then both are graded as answers).
     const bool expect_failed =
-        ev.graded && !compare::check_expect(c, *ev.graded, got, ev.opts).pass;
+        !refused(got) && ev.graded && !compare::check_expect(c, *ev.graded, got, ev.opts).pass;
     if (!expect_failed && !backend_failure(ev, got)) {
       r.verdict = Verdict::kSkipped;
       r.reason = "the reference refused it: " + want->error().message;
@@ -257,20 +280,19 @@ CaseResult CaseChecker::grade(const CaseFile& f, const std::string& file) {
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<Outcome> runs;
   Ran first = run_guarded(backend_, c, "backend");
-  const bool threw = first.threw;
-  runs.push_back(std::move(first.outcome));
   ++r.runs;
-  const Outcome& got = runs.front();
   r.elapsed_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  r.outcome = reports::outcome_summary(got);
-  if (settled_by_first_run(f, got, threw, r)) return r;
+  r.outcome = reports::outcome_summary(first.outcome);
+  const bool consults_reference = reference_ && reference_ != &backend_;
+  if (settled_by_first_run(f, first, consults_reference, opts_.max_bytes, r)) return r;
+  runs.push_back(std::move(first.outcome));
 
   Evidence ev{f, nullptr, nullptr, runs, caps.deterministic, compare::options_for(caps), "", ""};
   std::optional<Expect> stripped;
   ev.graded = graded_expect(f, ev.opts, stripped);
   std::optional<Outcome> want;
-  if (reference_ && reference_ != &backend_) {
+  if (consults_reference) {
     const Consulted consulted = consult_reference(*reference_, ev, want, r);
     if (consulted == Consulted::kCrashed && file.empty() && !opts_.failed_cases_dir.empty()) {
       auto path = save_regression(opts_.failed_cases_dir, {c, std::optional<Outcome>(),
@@ -288,6 +310,11 @@ CaseResult CaseChecker::grade(const CaseFile& f, const std::string& file) {
   r.verdict = j.verdict;
   r.reason = j.reason;
   r.differing_runs = j.differing_runs;
+  if (refused(runs.front()) && reports::is_failure(r.verdict))
+    r.reason =
+        "answered resource_exhausted for a case gscheck ran within --max-bytes (only "
+        "gscheck decides a case is over budget): " +
+        r.reason;
   if (opts_.known_failures) apply_known_failures(*opts_.known_failures, opts_.lint, ev, j, r);
   r.checks = std::move(j.checks);
 

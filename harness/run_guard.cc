@@ -9,6 +9,8 @@
 #include <cstring>
 #include <system_error>
 
+#include "core/exit_cleanup.h"
+
 namespace gscheck::harness {
 namespace {
 
@@ -105,6 +107,7 @@ void RunGuard::watch() {
     if (reason.empty()) continue;
     say("stopping: " + reason + "; writing the report of the cases that ran");
     const int final_status = on_stop_(reason, have_case ? &c : nullptr, status);
+    run_exit_cleanups();  // _exit runs no destructor: a worker's cgroup folders go here
     ::_exit(final_status);
   }
 }

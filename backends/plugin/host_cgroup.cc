@@ -1,5 +1,6 @@
 #include "backends/plugin/host_cgroup.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -9,9 +10,14 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <fstream>
+#include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
+
+#include "core/exit_cleanup.h"
 
 namespace gscheck::plugin {
 namespace {
@@ -112,6 +118,58 @@ std::vector<pid_t> procs_of(const std::string& dir) {
   return out;
 }
 
+// The run (gscheck's pid) a worker group's folder name belongs to: "gscheck-<pid>-<n>".
+std::optional<pid_t> run_of(const char* name) {
+  int pid = 0, n = 0, used = 0;
+  if (std::sscanf(name, "gscheck-%d-%d%n", &pid, &n, &used) != 2 || name[used] != '\0' || pid <= 0)
+    return std::nullopt;
+  return static_cast<pid_t>(pid);
+}
+
+// Kills what is left in the groups and removes them, for up to `patience`.
+void remove_groups(const std::vector<std::string>& dirs, std::chrono::milliseconds patience) {
+  const auto until = std::chrono::steady_clock::now() + patience;
+  for (;;) {
+    bool busy = false;
+    for (const auto& dir : dirs) {
+      for (pid_t p : procs_of(dir)) ::kill(p, SIGKILL);
+      if (::rmdir(dir.c_str()) != 0 && errno == EBUSY) busy = true;
+    }
+    // A killed process leaves its group when it is reaped: wait a little for the last ones.
+    if (!busy || std::chrono::steady_clock::now() > until) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+}
+
+// Every worker group folder under the roots whose run (the pid in its name) satisfies `of_run`.
+template <typename Pred>
+std::vector<std::string> groups_where(Pred of_run) {
+  std::vector<std::string> out;
+  for (const auto& root : roots().dirs) {
+    DIR* d = ::opendir(root.c_str());
+    if (!d) continue;
+    while (const dirent* e = ::readdir(d))
+      if (auto pid = run_of(e->d_name); pid && of_run(*pid)) out.push_back(root + "/" + e->d_name);
+    ::closedir(d);
+  }
+  return out;
+}
+
+// This run's groups, at a stop that ends the process with _exit (no destructor runs).
+void remove_this_runs_groups() {
+  const pid_t self = ::getpid();
+  remove_groups(groups_where([&](pid_t pid) { return pid == self; }),
+                std::chrono::milliseconds(2000));
+}
+
+// Groups left by runs that are gone (gscheck killed or crashed): their processes are killed
+// and the folders removed, once per process, before its first group is made. A run is gone
+// when no process has its pid (a pid reused since keeps its groups until that process ends).
+void sweep_stale_groups() {
+  remove_groups(groups_where([](pid_t pid) { return ::kill(pid, 0) != 0 && errno == ESRCH; }),
+                std::chrono::milliseconds(500));
+}
+
 }  // namespace
 
 std::string WorkerCgroup::offered(std::string& why) {
@@ -122,6 +180,11 @@ std::string WorkerCgroup::offered(std::string& why) {
 bool WorkerCgroup::create(int64_t pids_max) {
   const Roots& r = roots();
   if (!r.version) return false;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    sweep_stale_groups();
+    add_exit_cleanup(remove_this_runs_groups);
+  });
   static std::atomic<int> counter{0};
   const std::string name =
       "gscheck-" + std::to_string(::getpid()) + "-" + std::to_string(++counter);
@@ -187,15 +250,7 @@ void WorkerCgroup::remove() {
   close_join_fds();
   if (dirs_.empty()) return;
   kill_all();
-  // A killed process leaves its group when it is reaped: wait a little for the last ones.
-  for (const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);;) {
-    bool busy = false;
-    for (const auto& dir : dirs_)
-      if (::rmdir(dir.c_str()) != 0 && errno == EBUSY) busy = true;
-    if (!busy || std::chrono::steady_clock::now() > until) break;
-    kill_all();
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
+  remove_groups(dirs_, std::chrono::milliseconds(2000));
   dirs_.clear();
   version_ = 0;
 }

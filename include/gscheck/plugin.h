@@ -23,12 +23,19 @@
  * MEMORY. Input tensors are read-only (a write faults) and valid only during run(). The output
  * comes from alloc_output(): call it at most once per call; a second call returns NULL, and so
  * does a shape whose bytes exceed call->max_bytes. A plugin given NULL returns
- * GSC_RESOURCE_EXHAUSTED. Unwritten output bytes read as a poison byte (for gathers one whose
- * pattern is no element of params, else 0xCD); 256 or more guard bytes (0xFD) and an
- * inaccessible page lie on both sides, and a write into either fails the call. After
- * init() the worker's address space is capped (RLIMIT_AS) at what it uses then plus four times
- * max_bytes plus 1 GiB: a runaway allocation fails instead of exhausting the machine (not for
- * GSC_DEVICE_POINTERS plugins: the CUDA driver maps device memory into the address space).
+ * GSC_RESOURCE_EXHAUSTED. Only gscheck decides a case is over budget: GSC_RESOURCE_EXHAUSTED
+ * for a case whose output the reference computes within max_bytes fails it. Unwritten output bytes
+ * read as a poison byte (for gathers one whose pattern is no element of params, else 0xCD); 256 or
+ * more guard bytes (0xFD) and an inaccessible page lie on both sides, and a write into either fails
+ * the call. After init() the worker's address space is capped (RLIMIT_AS) at what it uses then plus
+ * four times max_bytes plus 1 GiB: a runaway allocation fails instead of exhausting the machine
+ * (not for GSC_DEVICE_POINTERS plugins: the CUDA driver maps device memory into the address space).
+ *
+ * FILES AND PRIVILEGES. The worker sees a read-only file system (the whole root), with "/" as
+ * its working directory, without capabilities, in a session of its own. Its writable places
+ * are a private /dev/shm ($TMPDIR, max(max_bytes, 64 MiB), gone with the worker) and the
+ * folders the user names with --worker-writable. The run's case files, known-failures file,
+ * report and failed-case folders are hidden from it.
  *
  * TIME. call->deadline_ns is when the worker is killed (CLOCK_MONOTONIC, nanoseconds); the
  * default allows 10 s plus 1 s per 64 MiB of inputs and output (--timeout S overrides it).

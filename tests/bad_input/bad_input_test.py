@@ -230,7 +230,57 @@ class BudgetFacts(Base):
         self.assertIn("out of memory while parsing the JSON text", reasons)
 
 
+def worker_cgroups(pid):
+    """The per-worker cgroup folders of the gscheck process `pid` (gscheck-<pid>-<n>)."""
+    out = []
+    for root, dirs, _ in os.walk("/sys/fs/cgroup"):
+        out += [os.path.join(root, d) for d in dirs if d.startswith(f"gscheck-{pid}-")]
+        dirs[:] = [d for d in dirs if not d.startswith("gscheck-")]
+    return out
+
+
 class TimeLimitFacts(Base):
+    def hang_run(self, report, junit, files, case_timeout="2"):
+        # Its own session: a plugin worker left hanging is killed with the group afterwards. The
+        # worker's own --timeout is longer, so the per-case limit is what ends the run.
+        return subprocess.Popen([ARGS.gscheck, "run", "--backend", "plugin:" + ARGS.hang_plugin,
+                                 "--case-timeout", case_timeout, "--timeout", "60", "--sweep",
+                                 "0", "--report", report, "--junit", junit, *files],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                start_new_session=True)
+
+    def test_a_killed_runs_worker_cgroups_are_swept_by_the_next_run(self):
+        if not ARGS.hang_plugin:
+            self.skipTest("no hang plugin in this build")
+        hang = self.write("hang.json", {
+            "gscheck_case": 1, "name": "hang/13", "op": "gather", "semantics": "tf-gpu",
+            "inputs": {"params": {"dtype": "float32", "shape": [1], "data": [13]},
+                       "indices": {"dtype": "int32", "shape": [1], "data": [0]}}})
+        p = self.hang_run(self.path("k.json"), self.path("k.xml"), [hang], "0")
+        try:
+            until = time.monotonic() + 30
+            while not worker_cgroups(p.pid) and time.monotonic() < until:
+                time.sleep(0.05)
+            if not worker_cgroups(p.pid):
+                self.skipTest("this machine gives workers no cgroup")
+            os.killpg(p.pid, signal.SIGKILL)  # gscheck killed: no clean-up of its own runs
+        finally:
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            p.wait()
+        time.sleep(0.5)  # the workers die with gscheck's PID namespace or process group
+        left = worker_cgroups(p.pid)
+        self.assertTrue(left, "a SIGKILLed run left no cgroup: nothing to sweep was tested")
+        q = self.hang_run(self.path("n.json"), self.path("n.xml"), [self.write("g.json", {
+            "gscheck_case": 1, "name": "ok", "op": "gather", "semantics": "tf-gpu",
+            "inputs": {"params": {"dtype": "float32", "shape": [1], "data": [1]},
+                       "indices": {"dtype": "int32", "shape": [1], "data": [0]}}})])
+        self.assertEqual(q.wait(timeout=120), 0)
+        self.assertEqual(worker_cgroups(p.pid), [], "the next run did not sweep them")
+        self.assertEqual(worker_cgroups(q.pid), [])
+
     def test_a_hanging_case_ends_the_run_with_a_report(self):
         if not ARGS.hang_plugin:
             self.skipTest("no hang plugin in this build")
@@ -246,13 +296,7 @@ class TimeLimitFacts(Base):
                                           "data": [3, 2, 1, first]}}}
         good, hang = self.write("a_good.json", gather(1)), self.write("b_hang.json", gather(13))
         t0 = time.monotonic()
-        # Its own session: a plugin worker left hanging is killed with the group afterwards. The
-        # worker's own --timeout is longer, so the per-case limit is what ends the run.
-        p = subprocess.Popen([ARGS.gscheck, "run", "--backend", "plugin:" + ARGS.hang_plugin,
-                              "--case-timeout", "2", "--timeout", "60", "--sweep", "0",
-                              "--report", report, "--junit", junit, good, hang],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                             start_new_session=True)
+        p = self.hang_run(report, junit, [good, hang])
         try:
             rc = p.wait(timeout=120)
         finally:
@@ -269,6 +313,8 @@ class TimeLimitFacts(Base):
         self.assertEqual(r["cases"][-1]["outcome"], "not finished")
         self.assertEqual(r["cases"][-1]["file"], hang)
         subprocess.run(["xmllint", "--noout", junit], check=True)
+        # A stop ends gscheck with _exit: its workers' cgroup folders are removed all the same.
+        self.assertEqual(worker_cgroups(p.pid), [])
 
 
 class ReportFacts(Base):

@@ -56,8 +56,9 @@ def build_fixture(root):
     case_file(os.path.join(trig, "f32_ok.json"), "conformance/f32_ok", "float32", [5, 1, 2], [2, 0])
     case_file(os.path.join(trig, "f32_abort.json"), "conformance/f32_abort", "float32", [13, 1, 2], [1])
     case_file(os.path.join(trig, "i32_abort.json"), "conformance/i32_abort", "int32", [13, 4], [0, 1])
-    flaky_cases = os.path.join(root, "flaky_cases")
+    flaky_cases, flaky_state = os.path.join(root, "flaky_cases"), os.path.join(root, "flaky_state")
     os.makedirs(flaky_cases)
+    os.makedirs(flaky_state)
     case_file(os.path.join(flaky_cases, "f32.json"), "conformance/flaky_f32", "float32", [5, 1, 2],
               [2, 0], semantics="tf-cpu")
     runs = [("reference-tf-cpu", ["--backend", "reference", "--semantics", "tf-cpu", "--sweep", "80",
@@ -69,9 +70,10 @@ def build_fixture(root):
                             os.path.join(src, "corpus/golden/gather_nd")], {}),
             ("hostile-abort", ["--backend", "plugin:" + ARGS.abort_plugin, "--sweep", "0",
                                "--repeat", "1", trig], {}),
+            # The worker's root is read-only: the counter's folder is named writable.
             ("flaky", ["--backend", "plugin:" + ARGS.flaky_plugin, "--sweep", "40", "--repeat",
-                       "2", "--jobs", "1", flaky_cases],
-             {"GSCHECK_FLAKY_COUNTER": os.path.join(root, "flaky.count")})]
+                       "2", "--jobs", "1", "--worker-writable", flaky_state, flaky_cases],
+             {"GSCHECK_FLAKY_COUNTER": os.path.join(flaky_state, "flaky.count")})]
     if "cuda-emu" in backends:
         runs.insert(1, ("cuda-emu", ["--backend", "cuda-emu", "--sweep", "80",
                                      os.path.join(src, "corpus/golden/gather_nd")], {}))

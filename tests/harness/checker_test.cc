@@ -7,6 +7,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "harness/budget.h"
 #include "harness/judge.h"
 #include "harness/regression.h"
 
@@ -58,6 +59,39 @@ CaseFile gather_file(std::vector<float> expected) {
   return f;
 }
 
+TEST(Budget, NominalOutputBytesByShapesAlone) {
+  Case g;
+  g.op = Op::kGather;
+  g.params = Tensor::from_values<float>(Shape{3, 5}, std::vector<float>(15));
+  g.indices = Tensor::from_values<int32_t>(Shape{4, 2}, std::vector<int32_t>(8));
+  EXPECT_EQ(nominal_output_bytes(g), 4u * 2 * 5 * 4);  // axis None, batch_dims 0: [4,2,5]
+  g.axis = Tensor::from_values<int32_t>(Shape{}, {-1});
+  EXPECT_EQ(nominal_output_bytes(g), 3u * 4 * 2 * 4);  // [3,4,2]
+  g.axis = Tensor::from_values<int32_t>(Shape{}, {2});
+  EXPECT_EQ(nominal_output_bytes(g), 0u);  // no such axis: no shape
+  // gather_nd/trap_row_count_over_int32: no index element, 46342*46341 rows of params [2].
+  Case nd;
+  nd.op = Op::kGatherNd;
+  nd.params = Tensor::from_values<float>(Shape{2}, {1, 2});
+  nd.indices = Tensor::from_values<int32_t>(Shape{1, 46342, 46341, 0}, {});
+  EXPECT_EQ(nominal_output_bytes(nd), uint64_t{46342} * 46341 * 2 * 4);
+  EXPECT_EQ(over_budget(nd, int64_t{1} << 32),
+            "its output would take 17180276976 bytes, over --max-bytes 4294967296");
+  EXPECT_EQ(over_budget(nd, int64_t{1} << 40), std::nullopt);
+  // gather_nd/limit_output_rank_256: params of rank 254, indices [1,1,0].
+  nd.params = Tensor::from_values<float>(Shape(std::vector<int64_t>(254, 1)), {1});
+  nd.indices = Tensor::from_values<int32_t>(Shape{1, 1, 0}, {});
+  EXPECT_EQ(over_budget(nd, 1 << 20), "its output would have rank 256, over gscheck's 254");
+  // scatter_nd: the shape input, saturating rather than wrapping.
+  Case sc;
+  sc.op = Op::kScatterNd;
+  sc.updates = Tensor::from_values<double>(Shape{0}, {});
+  sc.shape = Tensor::from_values<int64_t>(Shape{3}, {int64_t{1} << 31, int64_t{1} << 31, 8});
+  EXPECT_EQ(nominal_output_bytes(sc), UINT64_MAX);
+  sc.shape = Tensor::from_values<int64_t>(Shape{2}, {4, -1});
+  EXPECT_EQ(nominal_output_bytes(sc), 0u);
+}
+
 TEST(CaseChecker, Verdicts) {
   FakeBackend backend("fake"), reference("reference");
   CaseChecker checker(backend, &reference, {});
@@ -83,8 +117,32 @@ TEST(CaseChecker, Verdicts) {
 
   backend.answer = Error{ErrorClass::kUnimplemented, "not yet"};  // inside its contract
   EXPECT_EQ(checker.check_case(gather_file({3, 1}), "x.json").verdict, Verdict::kDeclined);
+  // Only gscheck decides a case is over budget: a backend's refusal of a case the reference
+  // computes fails it, and is SKIPPED only where the reference refuses too.
   backend.answer = Error{ErrorClass::kResourceExhausted, "too big"};
-  EXPECT_EQ(checker.check_case(gather_file({3, 1}), "x.json").verdict, Verdict::kSkipped);
+  r = checker.check_case(gather_file({3, 1}), "x.json");
+  EXPECT_EQ(r.verdict, Verdict::kFailed);
+  EXPECT_TRUE(
+      r.reason.starts_with("answered resource_exhausted for a case gscheck ran within "
+                           "--max-bytes (only gscheck decides a case is over budget)"))
+      << r.reason;
+  reference.answer = Error{ErrorClass::kResourceExhausted, "over --max-bytes"};
+  r = checker.check_case(gather_file({3, 1}), "x.json");
+  EXPECT_EQ(r.verdict, Verdict::kSkipped) << r.reason;
+  EXPECT_EQ(r.reason, "the reference refused it: over --max-bytes");
+  reference.answer = Tensor::from_values<float>(Shape{2}, {3, 1});
+  // A case whose output is over --max-bytes by its shapes alone may be refused: gscheck's word.
+  CheckOptions small;
+  small.max_bytes = 7;  // the output takes 8 bytes
+  CaseChecker budgeted(backend, &reference, small);
+  r = budgeted.check_case(gather_file({3, 1}), "x.json");
+  EXPECT_EQ(r.verdict, Verdict::kSkipped) << r.reason;
+  EXPECT_EQ(r.reason,
+            "its output would take 8 bytes, over --max-bytes 7; the backend refused it: too big");
+  // With nothing to consult (the backend is the reference), its refusal is gscheck's own.
+  CaseChecker alone(backend, nullptr, {});
+  EXPECT_EQ(alone.check_case(gather_file({3, 1}), "x.json").verdict, Verdict::kSkipped);
+  backend.answer = Tensor::from_values<float>(Shape{2}, {3, 1});
   backend.throws = true;
   r = checker.check_case(gather_file({3, 1}), "x.json");
   EXPECT_EQ(r.verdict, Verdict::kFailed);

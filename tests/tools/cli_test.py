@@ -457,11 +457,13 @@ class CliTest(unittest.TestCase):
         junit = os.path.join(self.dir, "flaky_out", "junit.xml")
         backend = "plugin:" + FLAKY_PLUGIN
         for deterministic in ("1", "0"):
-            # Not beside the case: a plugin sees the case files' folder read-only.
+            # Not beside the case (hidden from the worker); the worker's root is read-only, so
+            # the folder is named writable.
             counter = self.write("flaky_state/counter" + deterministic, "0")
             env = {"GSCHECK_FLAKY_COUNTER": counter, "GSCHECK_FLAKY_DETERMINISTIC": deterministic}
             rc, out, err = self.gscheck("run", "--backend", backend, "--sweep", "0", "--report",
-                                        report, "--junit", junit, path, env=env)
+                                        report, "--junit", junit, "--worker-writable",
+                                        os.path.dirname(counter), path, env=env)
             self.assertEqual(rc, 1, out + err)
             with open(counter) as f:
                 self.assertEqual(f.read().strip(), "2")  # the default repeat for plugins
@@ -488,7 +490,8 @@ class CliTest(unittest.TestCase):
             self.assertIn("runs: 2, 1 differing bitwise from the first", failure.text)
         # One run cannot see the difference: the first answer is right.
         counter = self.write("flaky_state/counter_once", "0")
-        rc, out, err = self.gscheck("eval", "--backend", backend, "--repeat", "1", path,
+        rc, out, err = self.gscheck("eval", "--backend", backend, "--repeat", "1",
+                                    "--worker-writable", os.path.dirname(counter), path,
                                     env={"GSCHECK_FLAKY_COUNTER": counter,
                                          "GSCHECK_FLAKY_DETERMINISTIC": "1"})
         self.assertEqual(rc, 0, out + err)

@@ -119,6 +119,10 @@ EXPECT = {
     # the pipe cannot be opened and the crash is seen.
     "forge_status": dict(fails=r"signal 11|SIGSEGV|Segmentation", never_acts=True,
                          must_try=True, isolate=("worker", "call")),
+    # Answers resource_exhausted ("out of memory") on the triggered cases, which are far
+    # inside --max-bytes: only gscheck decides a case is over budget, so they fail, not skip.
+    "budget_lie": dict(fails=r"answered resource_exhausted for a case gscheck ran within "
+                       r"--max-bytes", isolate=("worker", "call")),
     # ptrace(PTRACE_ATTACH) of gscheck, mount(tmpfs), setns(/proc/1/ns/mnt): all refused.
     "syscalls": dict(fails=SYSCALL, refusable=True, never_acts=True, isolate=("worker", "call")),
 }
