@@ -37,6 +37,10 @@ struct PluginOptions {
   /// Existing directories (absolute, resolved) the worker may write (--worker-writable: a
   /// runtime's compile cache); besides them its only writable place is its private /dev/shm.
   std::vector<std::string> writable;
+  /// Where no namespaces can be made (no root and no unprivileged user namespaces, a container
+  /// without CAP_SYS_ADMIN, $GSCHECK_NAMESPACES=0): run workers in a process group only
+  /// (--unsafe-no-sandbox) instead of refusing to start them.
+  bool unsafe_no_sandbox = false;
   /// The backend's name in reports and replay commands ("" gives "plugin:PATH"), and the flags
   /// a replay needs besides --backend (Capabilities::replay_flags).
   std::string name;

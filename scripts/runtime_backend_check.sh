@@ -45,6 +45,12 @@ mkdir -p "$out/$mode"
 args=(run --backend "python:$module" --python-venv "$venv" --seed 1 --quiet
       --max-bytes 1073741824 --report "$out/$mode/report.json" "$@")
 [[ "$mode" == with ]] && args+=(--known-failures "$known")
+# JAX's compile cache (plugins/jax/jax_backend.py) is shared by the workers and later runs only
+# where the worker may write it: every other folder is read-only to the worker.
+if [[ "$module" == */plugins/jax/* ]]; then
+  cache="${GSCHECK_JAX_CACHE-${XDG_CACHE_HOME:-$HOME/.cache}/gscheck/jax-compile-cache}"
+  [[ -n "$cache" ]] && mkdir -p "$cache" && args+=(--worker-writable "$cache")
+fi
 start=$SECONDS
 "$gscheck" "${args[@]}" >"$out/$mode/run.txt" 2>&1
 rc=$?

@@ -14,11 +14,8 @@
 namespace gscheck::tools {
 
 std::vector<OptionSpec> plugin_option_specs() {
-  return {{"--jobs", true},
-          {"--timeout", true},
-          {"--isolate", true},
-          {"--python-venv", true},
-          {"--worker-writable", true}};
+  return {{"--jobs", true},        {"--timeout", true},         {"--isolate", true},
+          {"--python-venv", true}, {"--worker-writable", true}, {"--unsafe-no-sandbox", false}};
 }
 
 bool is_plugin_backend(const std::string& name) {
@@ -72,6 +69,7 @@ Expected<PluginOptions> plugin_options(const ParsedArgs& parsed, int64_t max_byt
       return parse_error("--python-venv: no directory '" + *v + "'");
     ::setenv("GSCHECK_PYTHON_VENV", dir.c_str(), 1);
   }
+  o.unsafe_no_sandbox = parsed.has("--unsafe-no-sandbox");
   // Directories the worker may write, besides its private /dev/shm: "DIR[:DIR...]".
   if (auto v = parsed.value("--worker-writable")) {
     std::string_view rest = *v;
@@ -159,16 +157,31 @@ Expected<std::string> python_host_path() {
 
 }  // namespace
 
+namespace {
+
+// A plugin backend with the flags its replay line needs, and weaker containment said once here
+// (and in the report's backend.containment).
+Expected<std::unique_ptr<Backend>> contained(const std::string& path, PluginOptions plugin) {
+  std::string writable;
+  for (const auto& w : plugin.writable) writable += (writable.empty() ? "" : ":") + w;
+  for (const std::string& flag :
+       {writable.empty() ? "" : "--worker-writable " + harness::shell_quote(writable),
+        std::string(plugin.unsafe_no_sandbox ? "--unsafe-no-sandbox" : "")})
+    if (!flag.empty()) plugin.replay_flags += (plugin.replay_flags.empty() ? "" : " ") + flag;
+  auto b = make_plugin_backend(path, plugin);
+  if (b.ok() && (*b)->capabilities().containment.starts_with("process group only"))
+    std::fprintf(stderr, "gscheck: plugin containment (--unsafe-no-sandbox): %s\n",
+                 (*b)->capabilities().containment.c_str());
+  return b;
+}
+
+}  // namespace
+
 Expected<std::unique_ptr<Backend>> make_named_backend(const std::string& name, int64_t max_bytes,
                                                       PluginOptions plugin) {
   if (name.starts_with("plugin:") && name.size() > 7) {
     plugin.max_output_bytes = max_bytes;
-    auto b = make_plugin_backend(name.substr(7), plugin);
-    // Weaker containment is said once here, and in the report's backend.containment.
-    if (b.ok() && (*b)->capabilities().containment.starts_with("process group only"))
-      std::fprintf(stderr, "gscheck: plugin containment: %s\n",
-                   (*b)->capabilities().containment.c_str());
-    return b;
+    return contained(name.substr(7), std::move(plugin));
   }
   if (name.starts_with("python:")) {
     if (name.size() == 7) return parse_error("backend 'python:' needs a module after the colon");
@@ -185,7 +198,7 @@ Expected<std::unique_ptr<Backend>> make_named_backend(const std::string& name, i
     plugin.name = name;
     if (const char* venv = std::getenv("GSCHECK_PYTHON_VENV"); venv && *venv)
       plugin.replay_flags = "--python-venv " + harness::shell_quote(venv);
-    return make_plugin_backend(*host, plugin);
+    return contained(*host, std::move(plugin));
   }
   return make_backend(name, max_bytes);
 }

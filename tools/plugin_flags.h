@@ -24,7 +24,10 @@ namespace gscheck::tools {
   "  --worker-writable DIR[:DIR...]  plugin and python backends: directories the worker may\n"    \
   "                   write (a compile cache); every other mount is read-only to it, its\n"       \
   "                   private /dev/shm ($TMPDIR) aside, and the run's case files,\n"              \
-  "                   known-failures file and reports are hidden from it\n"
+  "                   known-failures file and reports are hidden from it\n"                       \
+  "  --unsafe-no-sandbox  plugin and python backends, where this machine lets gscheck make no\n"  \
+  "                   namespaces: run the worker in a process group only (it can then write\n"    \
+  "                   and read what gscheck can) instead of refusing; the report says so\n"
 
 /// Whether the backend runs in plugin workers: plugin:PATH, or python:MODULE (gscheck's Python
 /// host, a plugin embedding CPython, serving the module).

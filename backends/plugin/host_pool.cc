@@ -348,6 +348,10 @@ Expected<std::unique_ptr<Backend>> make_plugin_backend(const std::string& path,
   if (!caps.ok()) return caps.error();
   if (!options.name.empty()) caps->name = options.name;
   caps->replay_flags = options.replay_flags;
+  if (caps->containment.starts_with("process group only"))  // only with --unsafe-no-sandbox
+    caps->containment +=
+        "; --unsafe-no-sandbox: the worker sees and may write what gscheck may, keeps its "
+        "capabilities and can reach processes outside its group";
   for (std::size_t i = 0; i < options.writable.size(); ++i)
     caps->containment +=
         (i ? ", " : "; writable by the worker (--worker-writable): ") + options.writable[i];

@@ -229,11 +229,16 @@ std::string WorkerProcess::spawn(const std::string& plugin, const PluginOptions&
   plan.hidden = hidden_from_worker(opt.hidden, {plan.exe, plugin_path});
   plan.writable = opt.writable;
   plan.shm_bytes = opt.max_output_bytes;
+  plan.unsandboxed_ok = opt.unsafe_no_sandbox;
   // Threads count too: TensorFlow's pools start about two per core.
   if (cgroup_.create(kMaxWorkerTasks)) plan.join_fds = cgroup_.join_fds();
   if (error.empty()) {
     if (const int rc = Spawner::run([&] { return spawn_contained(plan, pid_); }); rc != 0)
-      error = std::string("cannot start gscheck-worker: ") + std::strerror(rc);
+      error = rc == kNoSandbox
+                  ? "refused to start the worker without its sandbox (" + containment() +
+                        "): graded code runs only contained; --unsafe-no-sandbox runs it in a "
+                        "process group, and the report's containment says so"
+                  : std::string("cannot start gscheck-worker: ") + std::strerror(rc);
   }
   for (int h : plan.fds)
     if (h >= 0) ::close(h);

@@ -304,6 +304,7 @@ int spawn_contained(const SpawnPlan& plan, pid_t& pid) {
     }
   }
   Started s;
+  const auto refuse = [&] { return g_mode == Mode::kProcessGroup && !plan.unsandboxed_ok; };
   for (int attempt = 0; attempt < 6; ++attempt) {
     if (attempt) std::this_thread::sleep_for(std::chrono::milliseconds(10 << attempt));
     if (g_mode != Mode::kProcessGroup) {
@@ -332,6 +333,7 @@ int spawn_contained(const SpawnPlan& plan, pid_t& pid) {
                                           : "cannot make PID and mount namespaces")) +
                       " (" + std::strerror(s.error) + ")";
     }
+    if (refuse()) return kNoSandbox;
     s = clone_worker(a, 0);
     if (s.pid > 0) {
       pid = s.pid;

@@ -7,7 +7,7 @@
 // controlling terminal), and without any capability (dropped for good, no_new_privs), as root or
 // in a user namespace where the kernel lets an unprivileged user make one. Where it cannot, the
 // worker runs in a process group of its own, and containment() says so and why (the report
-// carries it).
+// carries it), and only where the user allowed it (--unsafe-no-sandbox): else it is refused.
 #pragma once
 
 #include <sys/types.h>
@@ -30,9 +30,16 @@ struct SpawnPlan {
   std::vector<std::string> writable;
   int64_t shm_bytes = 0;      // the size of its private /dev/shm (at least 64 MiB)
   std::vector<int> join_fds;  // cgroup.procs files the child joins before anything else
+  /// Where the machine offers no namespaces: start the worker in a process group only
+  /// (--unsafe-no-sandbox) rather than refuse with kNoSandbox.
+  bool unsandboxed_ok = false;
 };
 
-/// Starts the worker; 0 or an errno (after retries of EAGAIN and ENOMEM).
+/// spawn_contained()'s answer where no sandbox can be made and the plan does not allow running
+/// without one: containment() says why.
+inline constexpr int kNoSandbox = -1;
+
+/// Starts the worker; 0, kNoSandbox or an errno (after retries of EAGAIN and ENOMEM).
 int spawn_contained(const SpawnPlan& plan, pid_t& pid);
 
 /// How workers are contained in this process, in words: "pid, mount[, user] namespaces" or

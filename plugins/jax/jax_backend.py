@@ -48,7 +48,9 @@ def _compilation_cache():
     the call itself ~1 ms), so compiled programs go to JAX's persistent cache, shared by the
     workers, the repeats and later runs: $GSCHECK_JAX_CACHE (empty: none), else
     $XDG_CACHE_HOME/gscheck/jax-compile-cache or ~/.cache/gscheck/jax-compile-cache. The cache
-    holds what XLA compiled for the same program: the results are the same."""
+    holds what XLA compiled for the same program: the results are the same. The worker's root is
+    read-only: the cache is written only where gscheck names it with --worker-writable
+    (scripts/runtime_backend_check.sh does); elsewhere it is read, or JAX warns and compiles."""
     d = os.environ.get("GSCHECK_JAX_CACHE")
     if d is None:
         base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")

@@ -356,6 +356,28 @@ class CliTest(unittest.TestCase):
         self.assertEqual(rc, 0, out + err)
         self.assertIn(header, out)
 
+    def test_plugins_run_only_sandboxed_unless_the_user_says_unsafe(self):
+        if not PLUGIN:
+            self.skipTest("no --plugin given (examples/ not built)")
+        path = self.write("nosandbox/gather.json", gather_case([3, 1], "gather"))
+        report = os.path.join(self.dir, "nosandbox_out", "report.json")
+        no_ns = {"GSCHECK_NAMESPACES": "0"}  # as a container without namespaces would
+        rc, out, err = self.gscheck("run", "--backend", "plugin:" + PLUGIN, "--sweep", "0",
+                                    "--report", report, path, env=no_ns)
+        self.assertEqual(rc, 2, out + err)
+        self.assertIn("refused to start the worker without its sandbox (process group only: "
+                      "namespaces turned off ($GSCHECK_NAMESPACES=0))", err)
+        self.assertFalse(os.path.exists(report))
+        rc, out, err = self.gscheck("run", "--backend", "plugin:" + PLUGIN, "--sweep", "0",
+                                    "--report", report, "--unsafe-no-sandbox", path, env=no_ns)
+        self.assertEqual(rc, 0, out + err)
+        with open(report) as f:
+            containment = json.load(f)["backend"]["containment"]
+        self.assertTrue(containment.startswith("process group only"), containment)
+        self.assertIn("--unsafe-no-sandbox: the worker sees and may write what gscheck may",
+                      containment)
+        self.assertIn("gscheck: plugin containment (--unsafe-no-sandbox)", err)
+
     def test_plugin_matrix_and_repeat(self):
         if not PLUGIN:
             self.skipTest("no --plugin given (examples/ not built)")
