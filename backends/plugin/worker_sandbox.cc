@@ -60,6 +60,14 @@ constexpr int kDenied[] = {
     SCMP_SYS(request_key),
     SCMP_SYS(lookup_dcookie),
     SCMP_SYS(syslog),
+    // Kernel surface no gather needs and sandboxes commonly close (Chrome, Docker's default
+    // profile): io_uring runs file and network operations no filter sees, userfaultfd stalls
+    // kernel paths at will, perf events read other processes' activity.
+    SCMP_SYS(io_uring_setup),
+    SCMP_SYS(io_uring_enter),
+    SCMP_SYS(io_uring_register),
+    SCMP_SYS(userfaultfd),
+    SCMP_SYS(perf_event_open),
 };
 
 // Namespace flags a clone() may not ask for (a new namespace is a way around this one's).

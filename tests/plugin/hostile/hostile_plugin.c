@@ -21,6 +21,7 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -412,6 +413,25 @@ static void forbidden_syscalls(void) {
   else
     note("refused", "setns: %s\n", strerror(errno));
   if (ns >= 0) close(ns);
+  /* io_uring (file operations no filter sees), userfaultfd, perf events: refused. */
+  const struct {
+    const char* name;
+    long nr;
+  } more[] = {{"io_uring_setup", SYS_io_uring_setup},
+              {"userfaultfd", SYS_userfaultfd},
+              {"perf_event_open", SYS_perf_event_open}};
+  for (size_t i = 0; i < sizeof more / sizeof more[0]; ++i) {
+    char params[512] = {0}; /* big enough for io_uring_params and perf_event_attr */
+    const long fd = more[i].nr == SYS_io_uring_setup    ? syscall(more[i].nr, 4, params)
+                    : more[i].nr == SYS_perf_event_open ? syscall(more[i].nr, params, 0, -1, -1, 0)
+                                                        : syscall(more[i].nr, 0);
+    if (fd >= 0) {
+      note("acted", "%s gave descriptor %ld\n", more[i].name, fd);
+      close((int)fd);
+    } else {
+      note("refused", "%s: %s\n", more[i].name, strerror(errno));
+    }
+  }
 }
 #endif
 
