@@ -162,7 +162,17 @@ std::vector<std::string> hidden_from_worker(const std::vector<std::string>& hidd
     });
     if (!holds) out.push_back(h);
   }
-  return out;
+  // A path under a hidden directory is hidden with it: one mount, not one per case file (5,000
+  // exported case files in one folder cost 54 ms of mounts per worker start, 2026-12-05).
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  std::vector<std::string> pruned;
+  for (const std::string& h : out)
+    if (pruned.empty() ||
+        !(h.size() > pruned.back().size() &&
+          h.compare(0, pruned.back().size(), pruned.back()) == 0 && h[pruned.back().size()] == '/'))
+      pruned.push_back(h);
+  return pruned;
 }
 
 // "out", at its final size (wire.h: out_capacity) and sealed there.
