@@ -261,8 +261,29 @@ class TimeLimitFacts(Base):
             until = time.monotonic() + 30
             while not worker_cgroups(p.pid) and time.monotonic() < until:
                 time.sleep(0.05)
-            if not worker_cgroups(p.pid):
+            groups = worker_cgroups(p.pid)
+            if not groups:
                 self.skipTest("this machine gives workers no cgroup")
+            # The limits are on in the right hierarchy (v1: pids.max in the pids group, the
+            # memory cap in the memory group; v2: both in the one group).
+            def read(path):
+                with open(path) as fh:
+                    return fh.read().strip()
+            pids = [g for g in groups if os.path.exists(os.path.join(g, "pids.max"))]
+            memory = [g for g in groups if os.path.exists(os.path.join(g, "memory.max")) or
+                      os.path.exists(os.path.join(g, "memory.limit_in_bytes"))]
+            self.assertEqual(len(pids), 1, groups)
+            self.assertEqual(len(memory), 1, groups)
+            self.assertEqual(read(os.path.join(pids[0], "pids.max")), "4096")
+            until = time.monotonic() + 10  # the memory cap is set once init() has run
+            while time.monotonic() < until:
+                cap = read(os.path.join(memory[0], "memory.max")) if os.path.exists(
+                    os.path.join(memory[0], "memory.max")) else read(
+                    os.path.join(memory[0], "memory.limit_in_bytes"))
+                if cap != "max" and int(cap) < 1 << 50:
+                    break
+                time.sleep(0.05)
+            self.assertTrue(cap != "max" and int(cap) < 1 << 50, f"memory cap {cap}")
             os.killpg(p.pid, signal.SIGKILL)  # gscheck killed: no clean-up of its own runs
         finally:
             try:

@@ -416,6 +416,26 @@ TEST(Summation, ExactSumAndBound) {
   EXPECT_FALSE(sum_allows(q, 1e300, &why));
 }
 
+// float16 summed through float32 (GPU kernels, accumulates_half_in_float): a partial sum may
+// leave float16's range without overflowing, since it lives in float32; only the final rounding
+// to float16 can overflow. Summed in float16 itself, the same partial sum is inf.
+TEST(Summation, PartialSumsOverflowTheAccumulatorNotTheStoredType) {
+  const double terms[] = {60000, 60000, -60000};
+  std::string why;
+  const SumProblem widened{terms, 0x1p-24, 0x1p-11, 65504, 3.4028234663852886e38};
+  EXPECT_TRUE(sum_allows(widened, 60000, &why)) << why;
+  EXPECT_FALSE(sum_allows(widened, INFINITY, &why)) << why;  // no float32 partial sum overflows
+  EXPECT_EQ(why.find("inf"), std::string::npos) << why;
+  const SumProblem in_half{terms, 0x1p-11, 0, 65504};
+  EXPECT_TRUE(sum_allows(in_half, 60000, &why)) << why;
+  EXPECT_TRUE(sum_allows(in_half, INFINITY, &why)) << why;  // 60000 + 60000 first
+  // The final rounding does overflow float16 where the float32 sum is past its threshold.
+  const double big[] = {40000, 40000};
+  const SumProblem wide_big{big, 0x1p-24, 0x1p-11, 65504, 3.4028234663852886e38};
+  EXPECT_TRUE(sum_allows(wide_big, INFINITY, &why)) << why;
+  EXPECT_FALSE(sum_allows(wide_big, 65504, &why)) << why;
+}
+
 TEST(Elements, Formatting) {
   EXPECT_EQ(format_value(int8_t{-5}), "-5");
   EXPECT_EQ(format_value(uint64_t{18446744073709551615u}), "18446744073709551615");

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <random>
 #include <vector>
 
 #include "cuda/emu_executor.h"
@@ -103,6 +104,44 @@ TEST(WarpSync, ShufflesAndVotesFollowCudaSemantics) {
     EXPECT_EQ(o[3], i + 2 < seg + 8 ? 100 + i + 2 : 100 + i) << i;
     EXPECT_EQ(o[4], 100 + (i ^ 1));
     EXPECT_EQ(static_cast<uint32_t>(o[5]), ballot ^ 2u ^ 4u);
+  }
+}
+
+// Votes over a mask naming exactly the lanes that call: each against its scalar definition
+// (CUDA C++ Programming Guide, warp vote functions) over random masks and predicates.
+struct VoteKernel {
+  uint32_t mask, pred;
+  uint32_t* out;  // 3 per lane: any, all, ballot
+  GSCHECK_HD void operator()(const ThreadIndex& t) const {
+    const uint32_t lane = t.thread & 31u;
+    if (!((mask >> lane) & 1u)) return;
+    const int p = static_cast<int>((pred >> lane) & 1u);
+    out[3 * lane] = __any_sync(mask, p) != 0 ? 1u : 0u;  // "non-zero" for true
+    out[3 * lane + 1] = __all_sync(mask, p) != 0 ? 1u : 0u;
+    out[3 * lane + 2] = __ballot_sync(mask, p);
+  }
+};
+
+TEST(WarpSync, VotesMatchTheirScalarDefinitionOverRandomMasks) {
+  std::mt19937 rng(20261205);
+  for (int round = 0; round < 200; ++round) {
+    uint32_t mask = static_cast<uint32_t>(rng());
+    if (round % 4 == 0) mask |= 0xffffffffu;                   // the full warp
+    if (round % 4 == 1) mask &= static_cast<uint32_t>(rng());  // sparse
+    if (mask == 0) mask = 1u << (rng() % 32);
+    uint32_t pred = static_cast<uint32_t>(rng());
+    if (round % 3 == 0) pred |= mask;   // every named lane true: all() holds
+    if (round % 3 == 1) pred &= ~mask;  // none true: any() fails
+    std::vector<uint32_t> out(3 * 32, 0xdeadbeefu);
+    EmuExec ex = warp_exec();
+    ASSERT_TRUE(ex.launch(VoteKernel{mask, pred, out.data()}, 32, 32).ok());
+    const uint32_t voted = pred & mask;
+    for (uint32_t lane = 0; lane < 32; ++lane) {
+      if (!((mask >> lane) & 1u)) continue;
+      EXPECT_EQ(out[3 * lane], voted != 0 ? 1u : 0u) << "any, mask " << mask << " lane " << lane;
+      EXPECT_EQ(out[3 * lane + 1], voted == mask ? 1u : 0u) << "all, mask " << mask;
+      EXPECT_EQ(out[3 * lane + 2], voted) << "ballot, mask " << mask;
+    }
   }
 }
 

@@ -16,6 +16,7 @@
 
 #include "backends/plugin/host_codec.h"
 #include "backends/plugin/host_text.h"
+#include "backends/plugin/worker_output_arena.h"
 #include "core/case_json.h"
 #include "fuzz/wire_check.h"
 
@@ -289,6 +290,56 @@ TEST(Wire, SeedsAndRandomCorruptionsNeitherCrashNorOverread) {
         EXPECT_EQ(fuzz::run_wire_result(d, s.size()), 0);
       }
     }
+  }
+}
+
+}  // namespace
+}  // namespace gscheck
+
+namespace gscheck {
+namespace {
+
+// set_string() charges each element's current bytes once against the call's budget (the
+// output's payload and every string's bytes, docs/vendor.md "Strings"): setting an element
+// again charges the difference, never its whole size again. Random set/reset sequences against
+// that model.
+TEST(SetString, ChargesEachElementsCurrentBytesOnce) {
+  std::mt19937 rng(20261205);
+  for (int round = 0; round < 50; ++round) {
+    const int64_t count = 1 + static_cast<int64_t>(rng() % 6);
+    worker::WorkerState state;
+    worker::Output o(state);
+    std::vector<gsc_string> payload(static_cast<std::size_t>(count));
+    o.allocated = true;
+    o.dtype = GSC_STRING;
+    o.count = count;
+    o.payload_bytes = sizeof(gsc_string) * static_cast<uint64_t>(count);
+    o.max_bytes = static_cast<int64_t>(o.payload_bytes) + 40 + static_cast<int64_t>(rng() % 40);
+    o.map = reinterpret_cast<unsigned char*>(payload.data());  // not owned: reserve stays null
+    o.copies.resize(static_cast<std::size_t>(count));
+    o.copied.assign(static_cast<std::size_t>(count), 0);
+    std::vector<int64_t> sizes(static_cast<std::size_t>(count), 0);
+    const std::string text(200, 'x');
+    for (int step = 0; step < 40; ++step) {
+      const int64_t i = static_cast<int64_t>(rng() % static_cast<unsigned>(count));
+      const int64_t size = static_cast<int64_t>(rng() % 50);
+      int64_t after = size;
+      for (int64_t j = 0; j < count; ++j)
+        if (j != i) after += sizes[static_cast<std::size_t>(j)];
+      const bool fits = after <= o.max_bytes - static_cast<int64_t>(o.payload_bytes);
+      const int32_t code = worker::set_string(&o, i, text.data(), size);
+      ASSERT_EQ(code, fits ? GSC_OK : GSC_RESOURCE_EXHAUSTED)
+          << "round " << round << " step " << step << ": element " << i << " to " << size
+          << " bytes, " << after << " in all";
+      if (fits) sizes[static_cast<std::size_t>(i)] = size;
+      int64_t sum = 0;
+      for (int64_t s : sizes) sum += s;
+      ASSERT_EQ(o.string_bytes, sum);
+      ASSERT_EQ(payload[static_cast<std::size_t>(i)].size, sizes[static_cast<std::size_t>(i)]);
+    }
+    EXPECT_EQ(worker::set_string(&o, count, text.data(), 1), GSC_INVALID_ARGUMENT);
+    EXPECT_EQ(worker::set_string(&o, 0, nullptr, 1), GSC_INVALID_ARGUMENT);
+    o.map = nullptr;
   }
 }
 

@@ -2,6 +2,7 @@
 // reference refusal may hide, crashes in repeats, and known failures (XFAIL / XPASS).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -209,6 +210,32 @@ TEST(Grading, KnownFailuresXfailAndXpass) {
   CaseFile other_case = gather_case(std::nullopt);
   other_case.c.name = "scatter/other";
   EXPECT_EQ(c4.check_case(other_case, "").verdict, Verdict::kPassed);
+}
+
+// An `error` entry forgives that class of error only (and, with `message`, those words only);
+// `nan_bits` forgives another NaN where a NaN is expected, never a NaN where a number is
+// (docs/report_format.md, known failures).
+TEST(Grading, KnownFailuresErrorClassAndNanBitsAreNarrow) {
+  const auto known = parse_known(R"({"gscheck_known_failures": 2, "known": [
+    {"id": "raises", "when": {"case": "gather/*"},
+     "forgives": {"error": "bad_index", "message": "^out of range"},
+     "reason": "raises", "link": "docs/x.md"},
+    {"id": "bits", "when": {"case": "gather/*"}, "forgives": {"elements": "nan_bits"},
+     "reason": "NaN bits", "link": "docs/x.md"}]})");
+  Scripted reference("reference", {kOut});
+  CheckOptions opts;
+  opts.known_failures = &known;
+  const auto verdict_of = [&](Outcome got) {
+    Scripted backend("plugin:x", {std::move(got)});
+    CaseChecker c(backend, &reference, opts);
+    return c.check_case(gather_case(std::nullopt), "").verdict;
+  };
+  EXPECT_EQ(verdict_of(Error{ErrorClass::kBadIndex, "out of range: 7"}), Verdict::kXfail);
+  EXPECT_EQ(verdict_of(Error{ErrorClass::kInvalidArgument, "out of range: 7"}), Verdict::kFailed);
+  EXPECT_EQ(verdict_of(Error{ErrorClass::kBadIndex, "index 7 is bad"}), Verdict::kFailed);
+  EXPECT_EQ(verdict_of(Error{ErrorClass::kInternal, "out of range: 7"}), Verdict::kFailed);
+  // A NaN where the reference has 1: not a NaN's bits, a wrong value.
+  EXPECT_EQ(verdict_of(Tensor::from_values<float>(Shape{2}, {3, std::nanf("")})), Verdict::kFailed);
 }
 
 // One explained element does not forgive the case: every difference needs an explanation.

@@ -13,6 +13,7 @@
 #include <tuple>
 
 #include "reports/combine.h"
+#include "reports/report.h"
 
 namespace gscheck::reports {
 namespace {
@@ -39,6 +40,23 @@ Report report_of(std::vector<CaseResult> cases) {
   r.run.backend.name = "b";
   r.cases = std::move(cases);
   return r;
+}
+
+// `report diff`'s category for a case, from docs/report_format.md: `new failure` (a failure
+// now, not before, or a new case that fails), `lost` (PASSED before, UNIMPLEMENTED or SKIPPED
+// now), `fixed` (a failure before, not now), `gained` (UNIMPLEMENTED or SKIPPED before, PASSED
+// now), `changed` (another verdict change), `added` (new, not failing), `removed`.
+Change documented_change(std::optional<Verdict> before, std::optional<Verdict> after) {
+  if (!after) return Change::kRemoved;
+  if (!before) return is_failure(*after) ? Change::kNewFailure : Change::kAdded;
+  const auto not_run = [](Verdict v) {
+    return v == Verdict::kUnimplemented || v == Verdict::kSkipped;
+  };
+  if (is_failure(*after) && !is_failure(*before)) return Change::kNewFailure;
+  if (*before == Verdict::kPassed && not_run(*after)) return Change::kLost;
+  if (is_failure(*before) && !is_failure(*after)) return Change::kFixed;
+  if (not_run(*before) && *after == Verdict::kPassed) return Change::kGained;
+  return Change::kChanged;
 }
 
 Verdict any_verdict() {
@@ -82,15 +100,100 @@ RC_GTEST_PROP(ReportDiffProps, NamesExactlyTheChangedCases, ()) {
   for (const CaseChange& c : d->cases) {
     RC_ASSERT(got.count(c.name) == 0u);  // each case once
     got[c.name] = {c.old_verdict, c.new_verdict};
-    // The classes that matter most to a vendor's CI: a new failure is a regression.
-    if (c.old_verdict == Verdict::kPassed && c.new_verdict == Verdict::kFailed)
-      RC_ASSERT(c.change == Change::kNewFailure && is_regression(c.change));
-    if (c.old_verdict == Verdict::kFailed && c.new_verdict == Verdict::kPassed)
-      RC_ASSERT(c.change == Change::kFixed && !is_regression(c.change));
-    if (!c.new_verdict) RC_ASSERT(c.change == Change::kRemoved);
+    RC_ASSERT(c.change == documented_change(c.old_verdict, c.new_verdict));
+    RC_ASSERT(is_regression(c.change) ==
+              (c.change == Change::kNewFailure || c.change == Change::kLost));
   }
   RC_ASSERT(got == want);
   RC_ASSERT(d->unchanged == unchanged);
+  RC_ASSERT(d->regression() == std::any_of(d->cases.begin(), d->cases.end(), [](auto& c) {
+              return c.change == Change::kNewFailure || c.change == Change::kLost;
+            }));
+}
+
+// Every verdict transition, present on both sides or one, has the category docs/report_format.md
+// gives it (`report diff`), whichever order the cases come in.
+TEST(ReportDiff, EveryTransitionHasItsDocumentedCategory) {
+  std::vector<CaseResult> old_cases, new_cases;
+  std::map<std::string, Change> want;
+  int i = 0;
+  for (Verdict before : kAllVerdicts)
+    for (Verdict after : kAllVerdicts) {
+      if (before == after) continue;
+      const std::string name = "gather/t" + std::to_string(i++);
+      old_cases.push_back(plain_case(name, before));
+      new_cases.push_back(plain_case(name, after));
+      want[name] = documented_change(before, after);
+    }
+  for (Verdict v : kAllVerdicts) {
+    const std::string added = "gather/added" + std::to_string(i),
+                      gone = "gather/gone" + std::to_string(i);
+    ++i;
+    new_cases.push_back(plain_case(added, v));
+    want[added] = documented_change(std::nullopt, v);
+    old_cases.push_back(plain_case(gone, v));
+    want[gone] = Change::kRemoved;
+  }
+  std::reverse(new_cases.begin(), new_cases.end());
+  const auto d = diff_reports(report_of(old_cases), report_of(new_cases));
+  ASSERT_TRUE(d.ok());
+  std::map<std::string, Change> got;
+  for (const CaseChange& c : d->cases) got[c.name] = c.change;
+  for (const auto& [name, change] : want)
+    EXPECT_EQ(change_name(got[name]), change_name(change)) << name;
+  EXPECT_EQ(got.size(), want.size());
+}
+
+// JUnit's counts are the testcases it holds, suite by suite and in all, for every verdict mix,
+// strict or not, finished or interrupted; its failures and errors are the run's failures.
+RC_GTEST_PROP(JunitProps, CountsAreTheTestcasesItHolds, ()) {
+  const int n = *rc::gen::inRange(0, 40);
+  std::vector<CaseResult> cases;
+  for (int i = 0; i < n; ++i) {
+    CaseResult c = plain_case("c" + std::to_string(i), any_verdict());
+    c.op = *rc::gen::element(Op::kGather, Op::kScatterNd);
+    cases.push_back(std::move(c));
+  }
+  Report r = report_of(cases);
+  r.run.strict = *rc::gen::arbitrary<bool>();
+  if (*rc::gen::arbitrary<bool>()) r.run.interrupted = "SIGINT";
+  const std::string x = junit_xml(r);
+  auto attr = [](const std::string& tag, const std::string& name) {
+    const auto at = tag.find(" " + name + "=\"");
+    RC_ASSERT(at != std::string::npos);
+    return std::stoll(tag.substr(at + name.size() + 3));
+  };
+  auto count = [](const std::string& text, const std::string& what) {
+    int64_t k = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++k;
+    return k;
+  };
+  int64_t suites_tests = 0, suites_bad = 0;
+  for (auto at = x.find("<testsuite "); at != std::string::npos; at = x.find("<testsuite ", at)) {
+    const auto end = x.find("</testsuite>", at);
+    RC_ASSERT(end != std::string::npos);
+    const std::string tag = x.substr(at, x.find('>', at) - at), body = x.substr(at, end - at);
+    RC_ASSERT(attr(tag, "tests") == count(body, "<testcase "));
+    RC_ASSERT(attr(tag, "failures") == count(body, "<failure "));
+    RC_ASSERT(attr(tag, "errors") == count(body, "<error "));
+    RC_ASSERT(attr(tag, "skipped") == count(body, "<skipped "));
+    suites_tests += attr(tag, "tests");
+    suites_bad += attr(tag, "failures") + attr(tag, "errors");
+    at = end;
+  }
+  const std::string root = x.substr(x.find("<testsuites "),
+                                    x.find('>', x.find("<testsuites ")) - x.find("<testsuites "));
+  RC_ASSERT(attr(root, "tests") == count(x, "<testcase "));
+  RC_ASSERT(attr(root, "tests") == suites_tests);
+  RC_ASSERT(attr(root, "failures") == count(x, "<failure "));
+  RC_ASSERT(attr(root, "errors") == count(x, "<error "));
+  RC_ASSERT(attr(root, "skipped") == count(x, "<skipped "));
+  const auto failing = std::count_if(cases.begin(), cases.end(), [&](const CaseResult& c) {
+    return is_failure(c.verdict, r.run.strict);
+  });
+  RC_ASSERT(attr(root, "failures") + attr(root, "errors") ==
+            failing + (r.run.interrupted.empty() ? 0 : 1));
+  RC_ASSERT(suites_bad == attr(root, "failures") + attr(root, "errors"));
 }
 
 // A run of `files` case files and `sweep` sweep positions, and its shard k of count.
