@@ -4,7 +4,8 @@
 #   1. every unit-test program of the list below,
 #   2. `gscheck run` over the golden corpus and the regressions on the reference and on cuda-emu
 #      (the default backend), and a short seeded sweep on every in-tree backend
-#      (list-backends: cuda-emu's modes included) and on the example plugin through the worker.
+#      (list-backends: cuda-emu's modes included) and on the example plugin through the worker,
+#   3. the hostile-plugin suite (tests/plugin/hostile), every mode with --isolate worker.
 # Any sanitizer report fails it (halt_on_error; UBSan too), with the report on stderr. A memory
 # error whose value is discarded (a prefetch one row past the end, a store past the output) is
 # what this finds and the release build does not.
@@ -21,7 +22,7 @@ cmake --preset sanitize >/dev/null
 tests=(core_test reference_test compare_test reports_test harness_test backends_test
   cuda_emu_test fuzz_wire_test tools_test)
 cmake --build --preset sanitize -j "$(nproc)" --target gscheck gscheck-worker gather_nd_plugin \
-  "${tests[@]}"
+  hostile_plugins "${tests[@]}"
 built=$(date +%s)
 echo "sanitize_check: built in $((built - start)) s"
 
@@ -78,6 +79,21 @@ for b in $backends; do
   fi
   echo "sanitize_check: gscheck run --backend $b: exit $rc, $(($(date +%s) - t0)) s"
 done
+
+# The hostile suite (tests/plugin/hostile: one plugin per containment break) against the
+# sanitized gscheck and worker, --isolate worker: every verdict, exit status and leftover check
+# holds, and no sanitizer report (gscheck's exit 66 fails the mode). 13 s here (2026-12-05).
+t0=$(date +%s)
+modes=$(cd tests/plugin/hostile && python3 -c 'import hostile_test; print(" ".join(sorted(hostile_test.EXPECT)))')
+for m in $modes; do
+  if ! python3 tests/plugin/hostile/hostile_test.py --gscheck "$B/tools/gscheck" \
+    --plugin "$B/tests/plugin/hostile/libhostile_$m.so" --mode "$m" --isolate worker \
+    >"$scratch/hostile.txt" 2>&1; then
+    failed+=("hostile $m")
+    tail -30 "$scratch/hostile.txt" >&2
+  fi
+done
+echo "sanitize_check: hostile suite ($(wc -w <<<"$modes") modes) $(($(date +%s) - t0)) s"
 
 echo "sanitize_check: $(($(date +%s) - start)) s in all (build $((built - start)) s)"
 if ((${#failed[@]})); then
