@@ -24,6 +24,14 @@ std::string outside(const Capabilities& caps, const Case& c) {
     return std::string(dtype_name(c.indices->dtype())) + " indices are not implemented";
   if (!has(caps.dtypes, data->dtype()))
     return std::string(dtype_name(data->dtype())) + " elements are not implemented";
+  if (caps.max_case_bytes > 0) {
+    const uint64_t out = nominal_output_bytes(c);
+    const auto in = static_cast<uint64_t>(input_bytes(c));
+    const auto limit = static_cast<uint64_t>(caps.max_case_bytes);
+    if (out > limit || in > limit - out)
+      return "its inputs and output (" + std::to_string(in) + " + " + std::to_string(out) +
+             " bytes) are over the backend's own budget of " + std::to_string(limit) + " bytes";
+  }
   return "";
 }
 

@@ -25,6 +25,11 @@ struct Capabilities {
   bool tf_bad_index_messages = false;
   /// Half types (float16, bfloat16) accumulated in float32 (widens the summation bound).
   bool accumulates_half_in_float = false;
+  /// A budget of its own, declared up front (0: none beyond --max-bytes): a case whose inputs
+  /// and nominal output (nominal_output_bytes) take more is outside its capabilities, e.g.
+  /// cuda-emu-race, whose shadow memory tracks 64 MiB of device memory per case. Declared, not
+  /// answered: a backend's own resource_exhausted never excuses a case.
+  int64_t max_case_bytes = 0;
   /// How its code is kept from harming the run (plugins: the worker's containment, e.g. "pid
   /// and mount namespaces, seccomp" or "process group only: <why>"); "" in gscheck's process.
   std::string containment;
@@ -33,9 +38,9 @@ struct Capabilities {
 };
 
 /// OK when the op, the element dtype (params for gathers, the starting tensor or else the
-/// updates for scatters), the index dtype, the semantics and the API level of c are all claimed;
-/// else kUnimplemented naming the first one that is not, in that order: "outside the backend's
-/// capabilities: <why>".
+/// updates for scatters), the index dtype, the semantics and the API level of c are all claimed,
+/// and the case fits max_case_bytes; else kUnimplemented naming the first one that is not, in
+/// that order: "outside the backend's capabilities: <why>".
 Status admit(const Capabilities& caps, const Case& c);
 
 /// An implementation of the ops. run() never throws and never aborts on bad input: every

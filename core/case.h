@@ -104,6 +104,14 @@ bool same_at_both_apis(const Case& c);
 /// names the offending field. This is a well-formedness check, not TensorFlow's validation.
 Status check_well_formed(const Case& c);
 
+/// The bytes the case's output would take by shape arithmetic alone, before any of TensorFlow's
+/// checks (an invalid case has a shape too: gather_nd's rows times its slice), saturating at
+/// UINT64_MAX; 0 where no shape can be read (a missing input, an axis out of range, a negative
+/// dim). Elements of a string output count 16 bytes (one wire entry, no text). For budgets only.
+uint64_t nominal_output_bytes(const Case& c);
+/// The output's rank by the same arithmetic; 0 where no shape can be read.
+int64_t nominal_output_rank(const Case& c);
+
 /// Total bytes of the case's input tensors (strings counted by sizeof(std::string) + length).
 int64_t input_bytes(const Case& c);
 

@@ -38,8 +38,11 @@ std::unique_ptr<Backend> make_cuda_emu_backend(int threads, const KernelOptions&
   std::string name = options.deterministic ? "cuda-emu-det" : "cuda-emu";
   if (options.warp_sync && !options.race) name += "-warp";
   if (options.race) {
-    return std::make_unique<RaceCheckedBackend>(
-        kernel_capabilities(name + "-race", options.deterministic), threads, options);
+    Capabilities caps = kernel_capabilities(name + "-race", options.deterministic);
+    // Half the tracked device memory for inputs and output: the rest is the kernels' scratch
+    // (a scatter's sorted copies of its indices and updates at most double them).
+    caps.max_case_bytes = static_cast<int64_t>(RaceDetector::kMaxTrackedBytes / 2);
+    return std::make_unique<RaceCheckedBackend>(std::move(caps), threads, options);
   }
   return std::make_unique<KernelBackend<EmuExec>>(
       kernel_capabilities(name, options.deterministic),

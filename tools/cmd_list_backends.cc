@@ -52,6 +52,9 @@ int cmd_list_backends(const std::vector<std::string>& args) {
     std::printf("  tf messages:   %s\n",
                 c.tf_messages ? "yes" : (c.tf_bad_index_messages ? "bad_index only" : "no"));
     std::printf("  half sums in float32: %s\n", c.accumulates_half_in_float ? "yes" : "no");
+    if (c.max_case_bytes > 0)
+      std::printf("  own budget:    %lld bytes of inputs and output per case\n",
+                  static_cast<long long>(c.max_case_bytes));
   }
   return 0;
 }

@@ -88,6 +88,16 @@ TEST(Capabilities, SupportsChecksEveryAxis) {
   other = c;
   other.indices = Tensor::from_values<int64_t>(Shape{1}, {0});
   EXPECT_FALSE(admit(caps, other).ok());
+  // A budget of its own: params 12 bytes, indices 8, output 8.
+  caps.max_case_bytes = 28;
+  EXPECT_TRUE(admit(caps, c).ok());
+  caps.max_case_bytes = 27;
+  const Status over = admit(caps, c);
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.error().message,
+            "outside the backend's capabilities: its inputs and output (20 + 8 bytes) are over "
+            "the backend's own budget of 27 bytes");
+  caps.max_case_bytes = 0;
   // Scatter: the element dtype is the starting tensor's.
   Case s;
   s.op = Op::kTensorScatterAdd;
