@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "gscheck/plugin.h"
 #include "python_host_source.h"  // kHostSource: host.py's text
@@ -24,9 +25,21 @@ constexpr std::size_t kElementSize[] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8, 8
 std::string g_name = "python";
 std::string g_load_error;  // set when loading failed: init() reports it
 int32_t g_api = GSC_API_PYTHON;
-PyObject* g_host = nullptr;        // host.Host instance
-PyObject* g_invoke = nullptr;      // g_host.invoke
-PyObject* g_release = nullptr;     // g_host.release
+PyObject* g_host = nullptr;     // host.Host instance
+PyObject* g_invoke = nullptr;   // g_host.invoke
+PyObject* g_release = nullptr;  // g_host.release
+// Every memoryview handed to Python during the call (new references): checked released here in
+// C after host.py's release(), which the module could have replaced (through gc, say).
+std::vector<PyObject*> g_views;
+
+// The memoryview, recorded in g_views (NULL stays NULL).
+PyObject* recorded(PyObject* mv) {
+  if (mv) {
+    Py_INCREF(mv);
+    g_views.push_back(mv);
+  }
+  return mv;
+}
 const gsc_call* g_call = nullptr;  // the call in progress (for gscheck.output())
 int32_t g_out_dtype = 0;
 gsc_plugin_v2 g_contract{};
@@ -87,7 +100,7 @@ PyObject* alloc_output(PyObject*, PyObject* shape) {
   if (!p) Py_RETURN_NONE;
   const int64_t bytes =
       elements(static_cast<int32_t>(rank), dims) * static_cast<int64_t>(kElementSize[g_out_dtype]);
-  return PyMemoryView_FromMemory(static_cast<char*>(p), bytes, PyBUF_WRITE);
+  return recorded(PyMemoryView_FromMemory(static_cast<char*>(p), bytes, PyBUF_WRITE));
 }
 
 PyMethodDef g_alloc_def = {"alloc_output", alloc_output, METH_O, nullptr};
@@ -164,7 +177,7 @@ PyObject* input_spec(const gsc_tensor* t) {
   static char empty = 0;  // an empty tensor may have no data pointer
   const int64_t bytes = elements(t->rank, t->dims) * static_cast<int64_t>(kElementSize[t->dtype]);
   char* data = bytes ? static_cast<char*>(const_cast<void*>(t->data)) : &empty;
-  PyObject* mv = PyMemoryView_FromMemory(data, bytes, PyBUF_READ);
+  PyObject* mv = recorded(PyMemoryView_FromMemory(data, bytes, PyBUF_READ));
   PyObject* dims = mv ? PyTuple_New(t->rank) : nullptr;
   for (int32_t i = 0; dims && i < t->rank; ++i)
     PyTuple_SET_ITEM(dims, i, PyLong_FromLongLong(t->dims[i]));
@@ -245,6 +258,25 @@ int32_t run_call(const gsc_call* call, gsc_result* result) {
   }
   Py_XDECREF(kept);
   PyErr_Clear();
+  // Whatever release() did (the module may have replaced it, through gc): every view handed
+  // out is released here, and its managed buffer must then have no other view left (numpy's
+  // array holds one made from ours). memoryview is a builtin type no module can patch.
+  bool still_exported = false;
+  for (PyObject* mv : g_views) {
+    _PyManagedBufferObject* mbuf = reinterpret_cast<PyMemoryViewObject*>(mv)->mbuf;
+    Py_XINCREF(mbuf);
+    PyObject* done = PyObject_CallMethod(mv, "release", nullptr);
+    if (!done || (mbuf && mbuf->exports > 0)) still_exported = true;
+    Py_XDECREF(done);
+    PyErr_Clear();
+    Py_XDECREF(mbuf);
+    Py_DECREF(mv);
+  }
+  g_views.clear();
+  if (still_exported && code == GSC_OK)
+    code = fail(result, GSC_INTERNAL,
+                "call() kept a reference to an input or output array past its return (a global, "
+                "a cache): the arrays are valid only during the call");
   g_call = nullptr;
   return code;
 }

@@ -278,7 +278,8 @@ class PythonBackendTest(unittest.TestCase):
             text = f.read()
         self.assertIn("| python:/src/m_backend.py | python:/src/m_backend.py |", text)
         self.assertRegex(text, r"replay: `gscheck eval --backend python:/src/m_backend.py "
-                               r"--python-venv /venvs/m --repeat 2 \S+\.json`")
+                               r"--python-venv /venvs/m (--worker-writable \S+ )?--repeat 2 "
+                               r"\S+\.json`")
         self.assertNotIn("libgscheck_python_plugin.so", text)
 
 

@@ -80,7 +80,7 @@ TEST(RaceMode, RefusesCasesTooLargeToShadow) {
   if (!race_mode_available()) GTEST_SKIP() << "race mode unavailable (sanitizer build)";
   auto race = make_cuda_emu_backend(1, {.race = true});
   // 10M index rows and float32 updates, 80 MB: more device memory than race mode tracks
-  // (64 MiB), so a refusal (SKIPPED in a run), not a 2 GB shadow.
+  // (64 MiB), so outside its declared budget (UNIMPLEMENTED in a run), not a 2 GB shadow.
   const nlohmann::json j = {
       {"gscheck_case", 1},
       {"name", "race/too_big"},
@@ -94,9 +94,11 @@ TEST(RaceMode, RefusesCasesTooLargeToShadow) {
   ASSERT_TRUE(f.ok()) << f.error().message;
   const Outcome got = race->run(f->c);
   ASSERT_FALSE(got.ok());
-  EXPECT_EQ(got.error().cls, ErrorClass::kResourceExhausted) << got.error().message;
-  EXPECT_NE(got.error().message.find("race mode tracks at most 64 MiB"), std::string::npos)
+  EXPECT_EQ(got.error().cls, ErrorClass::kUnimplemented) << got.error().message;
+  EXPECT_NE(got.error().message.find("are over the backend's own budget of 33554432 bytes"),
+            std::string::npos)
       << got.error().message;
+  EXPECT_EQ(race->capabilities().max_case_bytes, int64_t{32} << 20);
 }
 
 // The sweep of tf-gpu scatter cases: the real kernels report no race at all.

@@ -12,7 +12,9 @@
 #include <thread>
 
 #include "backends/plugin_backend.h"
+#include "backends/registry.h"
 #include "compare/compare.h"
+#include "harness/checker.h"
 #include "reference/reference.h"
 #include "tests/plugin/tagged_processes.h"
 
@@ -122,6 +124,30 @@ TEST(PythonHost, ExceptionFailsOnlyThatCaseWithTypeMessageAndTraceback) {
   expect_contained("raise", "hostile_backend.py:");
 }
 
+// Only gscheck decides a case is over budget: a module answering MemoryError, or an output over
+// the byte budget (a zero-stride view of 2^40 elements), for a 16-byte case fails it.
+TEST(PythonHost, MemoryErrorAndHugeViewsFailTheCaseNotSkipIt) {
+  REQUIRE_VENV();
+  auto reference = make_backend("reference");
+  ASSERT_TRUE(reference.ok());
+  for (const char* mode : {"memory_error", "huge_view"}) {
+    ::setenv("GSC_PY_HOSTILE", mode, 1);
+    auto b = host(GSCHECK_HOSTILE_BACKEND);
+    ASSERT_NE(b, nullptr);
+    harness::CaseChecker checker(*b, reference->get(), {});
+    CaseFile f;
+    f.c = float_gather(5);
+    EXPECT_EQ(checker.check_case(f, "").verdict, reports::Verdict::kPassed) << mode;
+    f.c = float_gather(13);
+    const reports::CaseResult r = checker.check_case(f, "");
+    EXPECT_EQ(r.verdict, reports::Verdict::kFailed) << mode << ": " << r.reason;
+    EXPECT_NE(r.reason.find("answered resource_exhausted for a case gscheck ran within "
+                            "--max-bytes"),
+              std::string::npos)
+        << mode << ": " << r.reason;
+  }
+}
+
 TEST(PythonHost, SysExitIsAnErrorNotAnExit) {
   REQUIRE_VENV();
   expect_contained("exit_call", "SystemExit: 4");
@@ -186,6 +212,20 @@ TEST(PythonHost, WrongDtypeIsNamed) {
 TEST(PythonHost, KeptViewIsNamed) {
   REQUIRE_VENV();
   expect_contained("keep", "kept a reference to an input or output array past its return");
+  // The host's release() replaced through gc: the check in C still sees the kept view (and
+  // every later call's, which the broken host no longer lets go of).
+  ::setenv("GSC_PY_HOSTILE", "keep_unreported", 1);
+  auto b = host(GSCHECK_HOSTILE_BACKEND);
+  ASSERT_NE(b, nullptr);
+  expect_agrees(*b, float_gather(5));
+  for (int call = 0; call < 2; ++call) {
+    Outcome o = b->run(float_gather(13));
+    ASSERT_FALSE(o.ok());
+    EXPECT_NE(o.error().message.find("kept a reference to an input or output array past its "
+                                     "return"),
+              std::string::npos)
+        << o.error().message;
+  }
 }
 
 // A scalar index gives a rank-0 output; a numpy scalar returned for it stays rank 0 (the host
