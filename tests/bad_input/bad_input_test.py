@@ -230,6 +230,14 @@ class BudgetFacts(Base):
         self.assertIn("out of memory while parsing the JSON text", reasons)
 
 
+def kill_group(p):
+    """SIGKILLs the process group of p (started with start_new_session), if any is left."""
+    try:
+        os.killpg(p.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
 def worker_cgroups(pid):
     """The per-worker cgroup folders of the gscheck process `pid` (gscheck-<pid>-<n>)."""
     out = []
@@ -284,12 +292,9 @@ class TimeLimitFacts(Base):
                     break
                 time.sleep(0.05)
             self.assertTrue(cap != "max" and int(cap) < 1 << 50, f"memory cap {cap}")
-            os.killpg(p.pid, signal.SIGKILL)  # gscheck killed: no clean-up of its own runs
+            kill_group(p)  # gscheck killed: no clean-up of its own runs
         finally:
-            try:
-                os.killpg(p.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+            kill_group(p)
             p.wait()
         time.sleep(0.5)  # the workers die with gscheck's PID namespace or process group
         left = worker_cgroups(p.pid)
@@ -321,10 +326,7 @@ class TimeLimitFacts(Base):
         try:
             rc = p.wait(timeout=120)
         finally:
-            try:
-                os.killpg(p.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+            kill_group(p)
         self.assertEqual(rc, 1)
         self.assertLess(time.monotonic() - t0, 60)
         with open(report) as fh:
