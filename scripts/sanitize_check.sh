@@ -31,6 +31,9 @@ echo "sanitize_check: built in $((built - start)) s"
 export ASAN_OPTIONS="exitcode=66:allow_user_segv_handler=1:detect_leaks=1:halt_on_error=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1"
 export GSCHECK_WORKER="$PWD/$B/tools/gscheck-worker"  # backends_test's plugin host
 export UBSAN_OPTIONS="exitcode=66:halt_on_error=1:print_stacktrace=1"
+# As the test presets: where this machine gives no namespaces, plugins run in a process group
+# (and the hostile modes only namespaces stop are skipped) instead of being refused.
+export GSCHECK_UNSAFE_NO_SANDBOX=1
 
 # The exhaustive float16/bfloat16 text tests (every bit pattern and every midpoint, 2.4 min under
 # ASan at -O0) run the same few functions 2^17 times: the release build runs them; here the
@@ -86,9 +89,11 @@ done
 t0=$(date +%s)
 modes=$(cd tests/plugin/hostile && python3 -c 'import hostile_test; print(" ".join(sorted(hostile_test.EXPECT)))')
 for m in $modes; do
-  if ! python3 tests/plugin/hostile/hostile_test.py --gscheck "$B/tools/gscheck" \
+  rc=0
+  python3 tests/plugin/hostile/hostile_test.py --gscheck "$B/tools/gscheck" \
     --plugin "$B/tests/plugin/hostile/libhostile_$m.so" --mode "$m" --isolate worker \
-    >"$scratch/hostile.txt" 2>&1; then
+    >"$scratch/hostile.txt" 2>&1 || rc=$?
+  if ((rc != 0 && rc != 77)); then  # 77: skipped, this machine gives no namespaces
     failed+=("hostile $m")
     tail -30 "$scratch/hostile.txt" >&2
   fi
