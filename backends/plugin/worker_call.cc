@@ -262,7 +262,7 @@ void serve_call_forked(WorkerState& state, uint64_t in_bytes) {
     // Grandchildren orphaned by a double fork come back to this process, so the call's check
     // for leftover children sees them; and the call cannot signal the worker serving the next.
     ::prctl(PR_SET_CHILD_SUBREAPER, 1);
-    if (state.seccomp) deny_signals_to_parent();
+    if (state.seccomp) deny_signals_to_parent(state.gscheck);
     serve_call(state, in_bytes);
     if (lost_pipes()) ::_exit(kExitLostPipes);  // its reply never reached gscheck
     *replied = 1;

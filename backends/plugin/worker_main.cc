@@ -168,7 +168,8 @@ int main(int argc, char** argv) {
   state.page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
   state.max_bytes = std::atoll(argv[2]);
   state.fork_per_call = std::strcmp(argv[3], "call") == 0;
-  state.seccomp = deny_system_calls() && deny_signals_to_parent();
+  state.gscheck = static_cast<pid_t>(std::atoll(argv[4]));
+  state.seccomp = deny_system_calls() && deny_signals_to_parent(state.gscheck);
   ::signal(SIGPIPE, SIG_DFL);
   static char alt_stack[64 * 1024];
   install_fault_handler(alt_stack, sizeof alt_stack);

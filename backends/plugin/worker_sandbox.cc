@@ -94,7 +94,7 @@ bool deny_system_calls() {
   ::seccomp_release(ctx);
   return ok;
 }
-bool deny_signals_to_parent() {
+bool deny_signals_to_parent(pid_t gscheck) {
   scmp_filter_ctx ctx = ::seccomp_init(SCMP_ACT_ALLOW);
   if (!ctx) return false;
   // pid_t is 32 bits; the register's upper half is not defined.
@@ -103,11 +103,13 @@ bool deny_signals_to_parent() {
   };
   const pid_t parent = ::getppid();
   bool ok = true;
-  for (pid_t target : {parent, pid_t{0}, pid_t{-1}, static_cast<pid_t>(-parent)})
+  for (pid_t target : {parent, pid_t{0}, pid_t{-1}, static_cast<pid_t>(-parent), gscheck,
+                       static_cast<pid_t>(-gscheck)})
     ok = ok &&
          ::seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(kill), 1, pid_is(target)) == 0;
   for (int sc : {SCMP_SYS(tkill), SCMP_SYS(tgkill)})
-    ok = ok && ::seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), sc, 1, pid_is(parent)) == 0;
+    for (pid_t target : {parent, gscheck})
+      ok = ok && ::seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), sc, 1, pid_is(target)) == 0;
   ok = ok && ::seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(pidfd_send_signal), 0) == 0;
   ok = ok && ::seccomp_load(ctx) == 0;
   ::seccomp_release(ctx);
@@ -115,7 +117,7 @@ bool deny_signals_to_parent() {
 }
 #else
 bool deny_system_calls() { return false; }
-bool deny_signals_to_parent() { return false; }
+bool deny_signals_to_parent(pid_t) { return false; }
 #endif
 
 }  // namespace gscheck::worker

@@ -18,6 +18,7 @@ struct WorkerState {
   int64_t max_bytes = 0;       // the call's byte budget (argv)
   bool fork_per_call = false;  // --isolate call
   bool seccomp = false;        // the system-call filter is in place
+  pid_t gscheck = 0;           // gscheck's pid, as it passed it (argv)
   // The loaded plugin.
   const gsc_plugin_v2* v2 = nullptr;  // set for ABI v2 plugins
   int32_t (*run)(const gsc_call*, gsc_result*) = nullptr;

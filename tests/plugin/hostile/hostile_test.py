@@ -101,7 +101,7 @@ EXPECT = {
     "kill_parent": dict(fails=KILLED, refusable=True, isolate=("worker", "call")),
     # kill(gscheck, SIGKILL): must be refused.
     "kill_gscheck": dict(fails=SYSCALL + "|" + KILLED, refusable=True, never_acts=True,
-                         needs_sandbox=True, isolate=("worker", "call")),
+                         isolate=("worker", "call")),
     # close_range(0, ~0): every descriptor, the result pipe too, then a normal return.
     "close_fds": dict(fails=CLOSED, isolate=("worker", "call")),
     "abort": dict(fails=ABORT, isolate=("worker", "call")),
