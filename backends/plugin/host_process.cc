@@ -145,6 +145,12 @@ std::string absolute_path(const std::string& path) {
 // The paths of `hidden` the worker can do without: a directory holding what it runs (its
 // executable, the plugin, a Python module or venv) stays visible; its case files are hidden one
 // by one (they are in `hidden` too).
+// `path` is `dir` or lies under it.
+bool within(const std::string& path, const std::string& dir) {
+  return path == dir || (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 &&
+                         path[dir.size()] == '/');
+}
+
 std::vector<std::string> hidden_from_worker(const std::vector<std::string>& hidden,
                                             std::vector<std::string> needed) {
   for (const char* env : {"GSCHECK_PYTHON_MODULE", "GSCHECK_PYTHON_VENV"})
@@ -157,22 +163,16 @@ std::vector<std::string> hidden_from_worker(const std::vector<std::string>& hidd
     }
   std::vector<std::string> out;
   for (const std::string& h : hidden) {
-    const bool holds = std::any_of(needed.begin(), needed.end(), [&](const std::string& n) {
-      return n == h ||
-             (n.size() > h.size() && n.compare(0, h.size(), h) == 0 && n[h.size()] == '/');
-    });
+    const bool holds = std::any_of(needed.begin(), needed.end(),
+                                   [&](const std::string& n) { return within(n, h); });
     if (!holds) out.push_back(h);
   }
   // A path under a hidden directory is hidden with it: one mount, not one per case file (5,000
   // exported case files in one folder cost 54 ms of mounts per worker start, 2026-12-05).
   std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
   std::vector<std::string> pruned;
   for (const std::string& h : out)
-    if (pruned.empty() ||
-        !(h.size() > pruned.back().size() &&
-          h.compare(0, pruned.back().size(), pruned.back()) == 0 && h[pruned.back().size()] == '/'))
-      pruned.push_back(h);
+    if (pruned.empty() || !within(h, pruned.back())) pruned.push_back(h);
   return pruned;
 }
 
