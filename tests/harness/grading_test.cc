@@ -628,5 +628,37 @@ TEST(Grading, RepeatsDifferingOnlyInUngradedMessagesAreDeterministic) {
   EXPECT_EQ(checker2.check_case(gather_case(std::nullopt), "").verdict, Verdict::kNondeterministic);
 }
 
+// TensorFlow's sharded gather_nd names whichever bad row its threads store last: a deterministic
+// backend whose repeats name two rows of the set the reference admits is PASSED, and one naming
+// a row outside the set is still FAILED (never NONDETERMINISTIC for the set's sake).
+TEST(Grading, RepeatsNamingTwoRowsTensorFlowCanNameAreOneAnswer) {
+  const Error admitted{ErrorClass::kBadIndex,
+                       "indices[15] = [5] does not index into param shape [2,9999]",
+                       {"indices[1] = [5] does not index into param shape [2,9999]",
+                        "indices[7] = [5] does not index into param shape [2,9999]"}};
+  Scripted reference("reference", {admitted});
+  CheckOptions opts;
+  opts.repeat = 3;
+  Scripted set("plugin:tf", {Error{ErrorClass::kBadIndex, admitted.alternatives[0]},
+                             Error{ErrorClass::kBadIndex, admitted.message},
+                             Error{ErrorClass::kBadIndex, admitted.alternatives[1]}});
+  CaseChecker checker(set, &reference, opts);
+  auto r = checker.check_case(gather_case(std::nullopt), "");
+  EXPECT_EQ(r.verdict, Verdict::kPassed) << r.reason;
+  Scripted outside(
+      "plugin:tf",
+      {Error{ErrorClass::kBadIndex, admitted.message},
+       Error{ErrorClass::kBadIndex, "indices[3] = [5] does not index into param shape [2,9999]"}});
+  CaseChecker checker2(outside, &reference, opts);
+  r = checker2.check_case(gather_case(std::nullopt), "");
+  EXPECT_TRUE(reports::is_failure(r.verdict)) << r.reason;
+  // Without a set, two texts of a deterministic backend are two answers.
+  Scripted plain_ref("reference", {Error{ErrorClass::kBadIndex, admitted.message}});
+  Scripted two("plugin:tf", {Error{ErrorClass::kBadIndex, admitted.message},
+                             Error{ErrorClass::kBadIndex, admitted.alternatives[0]}});
+  CaseChecker checker3(two, &plain_ref, opts);
+  EXPECT_EQ(checker3.check_case(gather_case(std::nullopt), "").verdict, Verdict::kNondeterministic);
+}
+
 }  // namespace
 }  // namespace gscheck::harness
