@@ -210,8 +210,9 @@ Outcome run_gather(const Case& c, const Options& options) {
     if (std::optional<Error> e = gather_from_empty_dim(c.semantics, static_cast<int>(axis)))
       return *e;
   }
-  const bool raise = c.semantics == Semantics::kTfCpu;
-  const IndexRule rule = index_rule(c.semantics, /*gathers=*/true, BadIndicesPolicy::kDefault);
+  const BadIndicesPolicy policy = BadIndicesPolicy::kDefault;  // GatherV2 reads no policy here
+  const bool raise = bad_indices_raise(c.semantics, policy, options.departure);
+  const IndexRule rule = index_rule(c.semantics, /*gathers=*/true, policy, options.departure);
   const int64_t bad = visit_dtype(params.dtype(), [&](auto ttag) {
     using T = typename decltype(ttag)::type;
     return visit_index_dtype(indices.dtype(), [&](auto itag) {

@@ -236,8 +236,8 @@ Outcome run_gather_nd(const Case& c, const Options& options) {
     g.strides[k] = product(pd, dim + 1, d).value;
   }
 
-  const bool raise = bad_indices_raise(c.semantics, *policy);
-  const IndexRule rule = index_rule(c.semantics, /*gathers=*/true, *policy);
+  const bool raise = bad_indices_raise(c.semantics, *policy, options.departure);
+  const IndexRule rule = index_rule(c.semantics, /*gathers=*/true, *policy, options.departure);
   const int64_t bad = visit_dtype(params.dtype(), [&](auto ttag) {
     using T = typename decltype(ttag)::type;
     return visit_index_dtype(indices.dtype(), [&](auto itag) {

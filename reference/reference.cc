@@ -5,6 +5,27 @@
 
 namespace gscheck::reference {
 
+std::string Departure::describe() const {
+  std::string s;
+  auto add = [&](const std::string& part) { s += (s.empty() ? "" : ", ") + part; };
+  switch (bad_index) {
+    case BadIndex::kSemantics:
+      break;
+    case BadIndex::kRaise:
+      add("bad_index=raise");
+      break;
+    case BadIndex::kZeroFill:
+      add("bad_index=zero_fill");
+      break;
+    case BadIndex::kClamp:
+      add("bad_index=clamp");
+      break;
+  }
+  if (wrap_negative) add("negative_indices=wrap");
+  if (flush_denormals) add("arithmetic=flush_denormals");
+  return s;
+}
+
 Outcome run(const Case& c, const Options& options) {
   if (Status s = check_well_formed(c); !s.ok()) return s.error();
   if (Status s = detail::check_input_ranks(c); !s.ok()) return s.error();

@@ -2,15 +2,45 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "core/case.h"
 
 namespace gscheck::reference {
 
-/// Limits the reference runs under.
+/// A documented departure from TensorFlow's rules that the reference computes on request: a
+/// known-failures entry that says a backend "follows" it has the backend graded bit for bit
+/// against the reference run with it (docs/report_format.md, "Known failures"). Each part left
+/// at its default is TensorFlow's rule under the case's semantics; the parts are orthogonal.
+struct Departure {
+  /// What an index row with a coordinate outside its dimension does.
+  enum class BadIndex : unsigned char {
+    kSemantics,  ///< as the case's semantics and bad_indices_policy say
+    kRaise,      ///< the op raises (tf-cpu's kernels)
+    kZeroFill,   ///< gathers read zeros, scatters skip the row (tf-gpu's kernels)
+    kClamp,      ///< gathers clamp each coordinate into range, scatters drop the row (XLA)
+  };
+  BadIndex bad_index = BadIndex::kSemantics;
+  /// A negative coordinate v reads v + dim, once, before the bad-index rule (NumPy, PyTorch,
+  /// ONNX): -1 is the last element, and v < -dim is still bad.
+  bool wrap_negative = false;
+  /// Scatter arithmetic (scatter_nd, add, sub, min, max) with flush-to-zero and
+  /// denormals-are-zero in the type it runs in (float32 for bfloat16): a subnormal operand reads
+  /// as a zero of its sign and a subnormal result is stored as one. Copies never flush
+  /// (tensor_scatter_nd_update, untouched elements, gathers); float16's subnormals are normal
+  /// floats, so float16 never flushes. docs/spec_notes.md, "Flush-to-zero".
+  bool flush_denormals = false;
+
+  bool any() const { return bad_index != BadIndex::kSemantics || wrap_negative || flush_denormals; }
+  /// "bad_index=clamp, negative_indices=wrap, arithmetic=flush_denormals" ("" for none).
+  std::string describe() const;
+};
+
+/// Limits the reference runs under, and the departure it computes (none by default).
 struct Options {
   /// The output tensor may not exceed this many bytes (refused with kResourceExhausted).
   int64_t max_output_bytes = kDefaultMaxCaseBytes;
+  Departure departure;
 };
 
 /// Run one case under its semantics: TensorFlow's validation in TensorFlow's order and text,

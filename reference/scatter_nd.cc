@@ -1,6 +1,8 @@
 // tf.scatter_nd (ScatterNd) and tf.tensor_scatter_nd_{update,add,sub,min,max} (TensorScatter*):
 // each op's own checks, the shared PrepareAndValidateInputs checks, then rows applied in order.
 #include <algorithm>
+#include <cmath>
+#include <complex>
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -288,6 +290,61 @@ bool less(const T& a, const T& b) {
   }
 }
 
+// Departure::flush_denormals: TensorFlow's CPU kernels run with x86's FTZ and DAZ set. Measured
+// with TensorFlow 2.21 (docs/spec_notes.md, "Flush-to-zero"): float32/float64/complex add, sub
+// and min/max flush every subnormal operand and result (min(1e-40f, 1.0f) is +0); bfloat16 adds
+// through float32 (0x007f + 0x007f is 0); bfloat16 min/max compare the flushed floats and keep
+// the chosen operand's bits on the scalar path (a slice vectorised on some CPUs flushes it: the
+// shipped file declares that apart, as host-dependent).
+template <class F>
+F daz(F x) {
+  return std::fpclassify(x) == FP_SUBNORMAL ? std::copysign(F(0), x) : x;
+}
+template <class T>
+T flushed(const T& x) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return daz(x);
+  } else if constexpr (std::is_same_v<T, std::complex<float>> ||
+                       std::is_same_v<T, std::complex<double>>) {
+    return T(daz(x.real()), daz(x.imag()));
+  } else {
+    return x;  // integers, bool, string; the half types flush through float (below)
+  }
+}
+template <class T>
+void add_flushed(T& o, const T& u) {
+  if constexpr (kIsHalf<T>) {
+    o = from_float<T>(daz(daz(to_float(o)) + daz(to_float(u))));
+  } else {
+    o = flushed(o);
+    add_to(o, flushed(u));
+    o = flushed(o);
+  }
+}
+template <class T>
+void sub_flushed(T& o, const T& u) {
+  if constexpr (kIsHalf<T>) {
+    o = from_float<T>(daz(daz(to_float(o)) - daz(to_float(u))));
+  } else {
+    o = flushed(o);
+    sub_from(o, flushed(u));
+    o = flushed(o);
+  }
+}
+// min (less(src, dst)) or max (less(dst, src)) under DAZ; the half types keep the bits chosen.
+template <class T>
+void min_max_flushed(T& o, const T& u, bool min) {
+  if constexpr (kIsHalf<T>) {
+    const float a = daz(to_float(o));
+    const float b = daz(to_float(u));
+    if (min ? b < a : a < b) o = u;
+  } else {
+    const T a = flushed(o);
+    const T b = flushed(u);
+    o = (min ? less(b, a) : less(a, b)) ? b : a;
+  }
+}
+
 template <class T>
 constexpr bool kHasSub = !std::is_same_v<T, bool> && !std::is_same_v<T, std::string>;
 template <class T>
@@ -319,10 +376,37 @@ int64_t scatter_rows(const Index* ix, const T* upd, T* out, const Geometry& geo,
 
 template <class T, class Index>
 Expected<int64_t> scatter_typed(Op op, const Tensor& indices, const Tensor& updates, Tensor& out,
-                                const Geometry& g) {
+                                const Geometry& g, bool flush) {
   const Index* ix = indices.data_as<Index>();
   const T* upd = updates.data_as<T>();
   T* o = out.data_as<T>();
+  if (flush) {
+    switch (op) {
+      case Op::kScatterNd:  // zeros + each row, as the kernel does
+      case Op::kTensorScatterAdd:
+        return scatter_rows(ix, upd, o, g, [](T* dst, const T* src, int64_t n) {
+          for (int64_t j = 0; j < n; ++j) add_flushed(dst[j], src[j]);
+        });
+      case Op::kTensorScatterSub:
+        if constexpr (kHasSub<T>) {
+          return scatter_rows(ix, upd, o, g, [](T* dst, const T* src, int64_t n) {
+            for (int64_t j = 0; j < n; ++j) sub_flushed(dst[j], src[j]);
+          });
+        }
+        break;
+      case Op::kTensorScatterMin:
+      case Op::kTensorScatterMax:
+        if constexpr (kHasMinMaxAll<T>) {
+          const bool min = op == Op::kTensorScatterMin;
+          return scatter_rows(ix, upd, o, g, [min](T* dst, const T* src, int64_t n) {
+            for (int64_t j = 0; j < n; ++j) min_max_flushed(dst[j], src[j], min);
+          });
+        }
+        break;
+      default:
+        break;  // update copies: nothing to flush
+    }
+  }
   switch (op) {
     case Op::kTensorScatterUpdate:
       return scatter_rows(ix, upd, o, g, [](T* dst, const T* src, int64_t n) {
@@ -418,7 +502,7 @@ Outcome run_scatter_nd(const Case& c, const Options& options) {
   Expected<Geometry> geometry = prepare_and_validate(s, indices, updates);
   if (!geometry.ok()) return geometry.error();
   Geometry& g = *geometry;
-  g.rule = index_rule(c.semantics, /*gathers=*/false, *policy);
+  g.rule = index_rule(c.semantics, /*gathers=*/false, *policy, options.departure);
 
   // scatter_nd starts from zeros (false, ""), tensor_scatter_nd_* from a copy of `tensor`.
   Expected<Tensor> out = new_output(dt, s, options.max_output_bytes, !tensor_op);
@@ -454,11 +538,12 @@ Outcome run_scatter_nd(const Case& c, const Options& options) {
     using T = typename decltype(ttag)::type;
     return visit_index_dtype(indices.dtype(), [&](auto itag) {
       using Index = typename decltype(itag)::type;
-      return scatter_typed<T, Index>(c.op, indices, updates, *out, g);
+      return scatter_typed<T, Index>(c.op, indices, updates, *out, g,
+                                     options.departure.flush_denormals);
     });
   });
   if (!bad.ok()) return bad.error();
-  if (*bad >= 0 && bad_indices_raise(c.semantics, *policy)) {
+  if (*bad >= 0 && bad_indices_raise(c.semantics, *policy, options.departure)) {
     Shape rows_shape = indices.shape();
     rows_shape.dims().pop_back();
     std::string values;

@@ -45,6 +45,20 @@ IndexRule index_rule(Semantics s, bool gathers, BadIndicesPolicy p) {
                    .clamp = is_xla_profile(s) && gathers && p != BadIndicesPolicy::kIgnore};
 }
 
+IndexRule index_rule(Semantics s, bool gathers, BadIndicesPolicy p, const Departure& d) {
+  IndexRule r = index_rule(s, gathers, p);
+  using B = Departure::BadIndex;
+  if (d.bad_index == B::kRaise || d.bad_index == B::kZeroFill) r.clamp = false;
+  if (d.bad_index == B::kClamp) r.clamp = gathers;
+  if (d.wrap_negative) r.wrap_negative = true;
+  return r;
+}
+
+bool bad_indices_raise(Semantics s, BadIndicesPolicy p, const Departure& d) {
+  if (d.bad_index == Departure::BadIndex::kSemantics) return bad_indices_raise(s, p);
+  return d.bad_index == Departure::BadIndex::kRaise;
+}
+
 std::string slice_debug_string(const Shape& shape, int64_t flat) {
   const int dims = shape.rank();
   if (dims == 0) return "";

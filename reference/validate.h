@@ -150,6 +150,9 @@ struct IndexRule {
 /// drop, and a gather under IGNORE zeroes a bad row as tf-gpu does (TF-XLA reads the attribute:
 /// ERROR and DEFAULT clamp); jax: the xla rule after the wrap.
 IndexRule index_rule(Semantics s, bool gathers, BadIndicesPolicy p);
+/// The rule and the raise decision once a departure (Options::departure) overrides them.
+IndexRule index_rule(Semantics s, bool gathers, BadIndicesPolicy p, const Departure& d);
+bool bad_indices_raise(Semantics s, BadIndicesPolicy p, const Departure& d);
 
 /// xla and jax: XLA's compiler, not TensorFlow's kernels, runs the op.
 inline bool is_xla_profile(Semantics s) { return s == Semantics::kXla || s == Semantics::kJax; }

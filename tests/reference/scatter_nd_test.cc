@@ -5,6 +5,7 @@
 
 #include <bit>
 #include <cmath>
+#include <complex>
 #include <limits>
 
 #include "tests/reference/test_util.h"
@@ -386,6 +387,126 @@ TEST(ReferenceScatterNd, HugeIndexValuesAreBadRowsWithoutOverflow) {
   expect_bad_index(gather_nd(iota_f32({3, 3}), i64({1, 2}, {big, -big})),
                    "indices[0] = [9223372036854775807, -9223372036854775807] does not index into "
                    "param shape [3,3]");
+}
+
+}  // namespace
+}  // namespace gscheck
+
+namespace gscheck {
+namespace {
+
+using namespace gscheck::testing;  // NOLINT
+using reference::Departure;
+using reference::Options;
+using reference::run;
+
+// Departure::flush_denormals, checked against TensorFlow 2.21's CPU kernels (2026-12-05, this
+// machine's TF venv: tf.tensor_scatter_nd_* on one element; bits as TF returned them).
+TEST(ReferenceDeparture, FlushDenormalsAsTensorFlowsCpuKernels) {
+  const float sub = 1e-40f;  // float32 subnormal
+  Options ftz;
+  ftz.departure.flush_denormals = true;
+  struct Row {
+    Op op;
+    float tensor, update;
+    uint32_t tf_bits;
+  };
+  const Row rows[] = {
+      {kMin, sub, 1.0f, 0x00000000},         {kMin, 1.0f, sub, 0x00000000},
+      {kMin, sub, -sub, 0x00000000},         {kMin, -sub, sub, 0x80000000},
+      {kMin, 2e-38f, -1.5e-38f, 0x80a355e6}, {kMax, sub, 1.0f, 0x3f800000},
+      {kMax, sub, -1.0f, 0x00000000},        {kMax, -sub, sub, 0x80000000},
+      {kAdd, sub, 1.0f, 0x3f800000},         {kAdd, 0.0f, sub, 0x00000000},
+      {kAdd, 2e-38f, -1.5e-38f, 0x00000000}, {kSub, -sub, sub, 0x80000000},
+      {kSub, 2e-38f, -1.5e-38f, 0x013e8ee2},
+  };
+  for (const Row& r : rows) {
+    Outcome o = run(
+        tensor_scatter(r.op, f32({1}, {r.tensor}), i32({1, 1}, {0}), f32({1}, {r.update})), ftz);
+    ASSERT_TRUE(o.ok());
+    EXPECT_EQ(std::bit_cast<uint32_t>(o->data_as<float>()[0]), r.tf_bits)
+        << op_name(r.op) << "(" << r.tensor << ", " << r.update << ")";
+  }
+  // Untouched elements and copies keep their bits; scatter_nd adds into zeros.
+  Outcome o = run(tensor_scatter(kAdd, f32({2}, {sub, 1}), i32({1, 1}, {1}), f32({1}, {1})), ftz);
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(std::bit_cast<uint32_t>(o->data_as<float>()[0]), 0x000116c2u);
+  o = run(tensor_scatter(kUpdate, f32({2}, {1, 1}), i32({1, 1}, {1}), f32({1}, {sub})), ftz);
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(std::bit_cast<uint32_t>(o->data_as<float>()[1]), 0x000116c2u);
+  o = run(scatter_nd(i32({1, 1}, {0}), f32({1}, {sub}), i32({1}, {2})), ftz);
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(std::bit_cast<uint32_t>(o->data_as<float>()[0]), 0u);
+  // bfloat16 adds through float32 (0x007f + 0x007f = 0, 2.33e-38 without the flush); min keeps
+  // the chosen operand's bits (scalar path); float64 flushes too.
+  const BFloat16 bsub{0x007f};
+  o = run(tensor_scatter(kAdd, tensor<BFloat16>({1}, {bsub}), i32({1, 1}, {0}),
+                         tensor<BFloat16>({1}, {bsub})),
+          ftz);
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->data_as<BFloat16>()[0].bits, 0);
+  o = run(tensor_scatter(kAdd, tensor<BFloat16>({1}, {bsub}), i32({1, 1}, {0}),
+                         tensor<BFloat16>({1}, {bsub})));
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->data_as<BFloat16>()[0].bits, 0x00fe);
+  o = run(tensor_scatter(kMin, tensor<BFloat16>({1}, {bsub}), i32({1, 1}, {0}),
+                         tensor<BFloat16>({1}, {bfloat16_from_float(1.0f)})),
+          ftz);
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->data_as<BFloat16>()[0].bits, 0x007f);
+  o = run(tensor_scatter(kMin, tensor<double>({1}, {1e-310}), i32({1, 1}, {0}),
+                         tensor<double>({1}, {1.0})),
+          ftz);
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(std::bit_cast<uint64_t>(o->data_as<double>()[0]), 0u);
+  // complex64: each part flushed (TF: (1e-40 + 1i) + 0 is (0 + 1i)).
+  o = run(tensor_scatter(kAdd, tensor<std::complex<float>>({1}, {{sub, 1.0f}}), i32({1, 1}, {0}),
+                         tensor<std::complex<float>>({1}, {{0.0f, 0.0f}})),
+          ftz);
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(std::bit_cast<uint32_t>(o->data_as<std::complex<float>>()[0].real()), 0u);
+  EXPECT_EQ(o->data_as<std::complex<float>>()[0].imag(), 1.0f);
+  // float16's subnormals are normal floats: nothing flushes.
+  o = run(tensor_scatter(kAdd, tensor<Float16>({1}, {Float16{0x0002}}), i32({1, 1}, {0}),
+                         tensor<Float16>({1}, {Float16{0}})),
+          ftz);
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->data_as<Float16>()[0].bits, 0x0002);
+}
+
+// The bad-index departures: one rule each, orthogonal to the semantics.
+TEST(ReferenceDeparture, BadIndexRules) {
+  Options wrap;
+  wrap.departure.wrap_negative = true;
+  // Wrap once, then TensorFlow's raise: -1 reads the last row, -4 of 3 still raises.
+  expect_tensor(run(gather(f32({3}, {1, 2, 3}), i32({2}, {-1, 0})), wrap), f32({2}, {3, 1}));
+  const Outcome still_bad = run(gather(f32({3}, {1, 2, 3}), i32({1}, {-4})), wrap);
+  ASSERT_FALSE(still_bad.ok());
+  EXPECT_EQ(still_bad.error().cls, ErrorClass::kBadIndex);
+  expect_tensor(run(gather_nd(f32({3}, {1, 2, 3}), i32({1, 1}, {-3})), wrap), f32({1}, {1}));
+  expect_tensor(
+      run(tensor_scatter(kAdd, f32({3}, {0, 0, 0}), i32({1, 1}, {-1}), f32({1}, {5})), wrap),
+      f32({3}, {0, 0, 5}));
+  Options zero;
+  zero.departure.bad_index = Departure::BadIndex::kZeroFill;
+  expect_tensor(run(gather(f32({3}, {1, 2, 3}), i32({2}, {7, 1})), zero), f32({2}, {0, 2}));
+  expect_tensor(
+      run(tensor_scatter(kAdd, f32({2}, {1, 1}), i32({2, 1}, {5, 0}), f32({2}, {7, 2})), zero),
+      f32({2}, {3, 1}));
+  Options clamp;
+  clamp.departure.bad_index = Departure::BadIndex::kClamp;
+  expect_tensor(run(gather(f32({3}, {1, 2, 3}), i32({2}, {7, -9})), clamp), f32({2}, {3, 1}));
+  expect_tensor(
+      run(tensor_scatter(kUpdate, f32({2}, {1, 1}), i32({1, 1}, {5}), f32({1}, {7})), clamp),
+      f32({2}, {1, 1}));
+  // A departure overrides the semantics: raise under tf-gpu.
+  Options raise;
+  raise.departure.bad_index = Departure::BadIndex::kRaise;
+  const Outcome raised = run(on_gpu(gather(f32({3}, {1, 2, 3}), i32({1}, {7}))), raise);
+  ASSERT_FALSE(raised.ok());
+  EXPECT_EQ(raised.error().cls, ErrorClass::kBadIndex);
+  EXPECT_EQ(Departure{}.describe(), "");
+  EXPECT_EQ(wrap.departure.describe(), "negative_indices=wrap");
 }
 
 }  // namespace
