@@ -52,6 +52,9 @@ struct Options {
   /// Half types accumulated in float32: use float32's unit roundoff in the summation bound.
   bool half_accumulated_in_float = false;
   int max_mismatches = 8;
+  /// Decode scatter rows with negative coordinates wrapped once: grading against the reference
+  /// under a known failure's negative_indices=wrap (harness/explain.cc).
+  bool wrap_negative = false;
 };
 
 /// Compare a backend's outcome with the reference's outcome for the same case, by the op's rule:

@@ -4,7 +4,8 @@
 
 namespace gscheck::compare {
 
-std::optional<ScatterRows> decode_scatter_rows(const Case& c, const Shape& out_shape) {
+std::optional<ScatterRows> decode_scatter_rows(const Case& c, const Shape& out_shape,
+                                               bool wrap_negative) {
   if (!is_scatter(c.op) || !c.indices || !c.updates) return std::nullopt;
   const Tensor& indices = *c.indices;
   if (indices.rank() < 1 || !is_integer(indices.dtype())) return std::nullopt;
@@ -16,7 +17,7 @@ std::optional<ScatterRows> decode_scatter_rows(const Case& c, const Shape& out_s
   const auto update_count = checked_mul(*rows, *slice);
   if (!update_count || *update_count != c.updates->num_elements()) return std::nullopt;
 
-  const bool wraps = c.semantics == Semantics::kJax;
+  const bool wraps = c.semantics == Semantics::kJax || wrap_negative;
   ScatterRows out;
   out.slice_size = *slice;
   out.num_rows = *rows;

@@ -21,9 +21,11 @@ struct ScatterRows {
 
 /// Decode the rows of a scatter case whose output has out_shape. Rows with any coordinate
 /// outside [0, out_shape[d]) are left out (they were skipped or made the case fail); under jax
-/// semantics a negative coordinate is first wrapped once, as jax.numpy does.
+/// semantics (or with wrap_negative: a backend following negative_indices=wrap) a negative
+/// coordinate is first wrapped once, as jax.numpy does.
 /// nullopt when the case is not a consistent scatter (missing inputs, depth 0 or above the
 /// output's rank, updates of the wrong size): callers then compare bit-exactly.
-std::optional<ScatterRows> decode_scatter_rows(const Case& c, const Shape& out_shape);
+std::optional<ScatterRows> decode_scatter_rows(const Case& c, const Shape& out_shape,
+                                               bool wrap_negative = false);
 
 }  // namespace gscheck::compare

@@ -182,9 +182,15 @@ void lint_injected_bugs(const reports::KnownFailures& known, const Evidence& ev,
   for (auto& [kind, bad] : injected_bugs(ev)) {
     std::vector<Outcome> fake;
     fake.push_back(std::move(bad));
-    const Evidence with_fake{ev.f,        ev.graded,           ev.want,
-                             fake,        ev.deterministic,    ev.opts,
-                             ev.mistrust, ev.reference_refused};
+    const Evidence with_fake{ev.f,
+                             ev.graded,
+                             ev.want,
+                             fake,
+                             ev.deterministic,
+                             ev.opts,
+                             ev.mistrust,
+                             ev.reference_refused,
+                             ev.max_output_bytes};
     const Judged jj = judge(with_fake);
     const Explanation xx = explain(known, with_fake, jj, r.name, r.file);
     if (xx.verdict == Verdict::kXfail)
@@ -208,6 +214,8 @@ void apply_known_failures(const reports::KnownFailures& known, bool lint, const 
                    ? "known failure (" + entry + "): " + r.reason
                    : "declared a known failure (" + entry + ") but passed: " + r.reason;
     r.verdict = x.verdict;
+  } else if (!x.reason.empty()) {
+    r.reason = x.reason;  // graded against the rule an entry says the backend follows
   } else if (!r.unexplained.empty() && !r.explained.empty()) {
     r.reason += " (" + std::to_string(r.unexplained.size()) +
                 " kind(s) of difference no known failure explains)";
@@ -288,7 +296,8 @@ CaseResult CaseChecker::grade(const CaseFile& f, const std::string& file) {
   if (settled_by_first_run(f, first, consults_reference, opts_.max_bytes, r)) return r;
   runs.push_back(std::move(first.outcome));
 
-  Evidence ev{f, nullptr, nullptr, runs, caps.deterministic, compare::options_for(caps), "", ""};
+  Evidence ev{f,  nullptr, nullptr,        runs, caps.deterministic, compare::options_for(caps),
+              "", "",      opts_.max_bytes};
   std::optional<Expect> stripped;
   ev.graded = graded_expect(f, ev.opts, stripped);
   std::optional<Outcome> want;

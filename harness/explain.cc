@@ -2,35 +2,108 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <type_traits>
+
+#include "core/backend.h"
+#include "reference/reference.h"
 
 namespace gscheck::harness {
 
 using reports::Difference;
 using reports::Verdict;
 
-Explanation explain(const reports::KnownFailures& known, const Evidence& ev, const Judged& j,
+namespace {
+
+// The rule the selected "follows" entries say the backend follows (each part from the first
+// entry that sets it), and those entries.
+reference::Departure followed_rule(const reports::KnownFailures& known,
+                                   const std::vector<std::size_t>& selected,
+                                   std::vector<std::size_t>& followers,
+                                   reports::CaseResult::KnownLint& lint) {
+  using B = reference::Departure::BadIndex;
+  reference::Departure d;
+  for (std::size_t i : selected) {
+    const reports::KnownFailure& e = known.entries[i];
+    if (e.forgives != reports::Forgive::kFollows) continue;
+    bool conflict = false;
+    if (e.follows.bad_index != B::kSemantics) {
+      conflict = d.bad_index != B::kSemantics && d.bad_index != e.follows.bad_index;
+      if (d.bad_index == B::kSemantics) d.bad_index = e.follows.bad_index;
+    }
+    d.wrap_negative = d.wrap_negative || e.follows.wrap_negative;
+    d.flush_denormals = d.flush_denormals || e.follows.flush_denormals;
+    if (conflict && !followers.empty()) lint.overlaps.emplace_back(followers.front(), i);
+    followers.push_back(i);
+  }
+  return d;
+}
+
+}  // namespace
+
+Explanation explain(const reports::KnownFailures& known, const Evidence& ev, const Judged& j_tf,
                     const std::string& name, const std::string& file) {
-  Explanation x{j.verdict, {}, {}, {}, {}};
+  Explanation x{j_tf.verdict, {}, {}, {}, {}, {}};
   const reports::CaseView view(ev.f.c, ev.want, ev.f.expect ? &*ev.f.expect : nullptr);
   std::vector<bool> selected(known.entries.size());
   for (std::size_t i = 0; i < known.entries.size(); ++i) {
     selected[i] = reports::selects(known.entries[i], view, name, file);
     if (selected[i]) x.lint.selected.push_back(i);
   }
-  if (j.verdict == Verdict::kPassed) {
+  if (j_tf.verdict == Verdict::kPassed) {
     // Only an entry naming cases promises they fail; one selecting by what cases are allows.
     for (std::size_t i : x.lint.selected) {
       const reports::KnownFailure& e = known.entries[i];
-      if (e.case_pattern != "*" && (e.forgives != reports::Forgive::kElements ||
-                                    e.element_rule == reports::ElementRule::kAnyValue))
+      if (e.case_pattern != "*" && e.forgives != reports::Forgive::kFollows &&
+          (e.forgives != reports::Forgive::kElements ||
+           e.element_rule == reports::ElementRule::kAnyValue))
         x.entries.push_back(i);
     }
     if (!x.entries.empty()) x.verdict = Verdict::kXpass;
     return x;
   }
-  if (!reports::is_failure(j.verdict) || j.verdict == Verdict::kMistrusted) return x;
+  if (!reports::is_failure(j_tf.verdict) || j_tf.verdict == Verdict::kMistrusted) return x;
   std::vector<int64_t> used(known.entries.size(), 0);
+
+  // An entry that says the backend follows another rule predicts its answer: the reference runs
+  // under that rule and the backend is judged against it as against TensorFlow (bit for bit,
+  // within the same bounds); what still differs is left to the other entries.
+  std::vector<std::size_t> followers;
+  const reference::Departure rule = followed_rule(known, x.lint.selected, followers, x.lint);
+  std::optional<Outcome> predicted;
+  std::optional<Judged> j_rule;
+  if (!followers.empty()) {
+    reference::Options ro;
+    ro.max_output_bytes = ev.max_output_bytes;
+    ro.departure = rule;
+    predicted = reference::run(ev.f.c, ro);
+    const bool over_budget =
+        !predicted->ok() && predicted->error().cls == ErrorClass::kResourceExhausted;
+    if (!over_budget) {
+      compare::Options opts = ev.opts;
+      opts.wrap_negative = rule.wrap_negative;
+      Evidence under{ev.f, nullptr, &*predicted,        ev.runs, ev.deterministic, opts,
+                     "",   "",      ev.max_output_bytes};
+      j_rule = judge(under);
+    }
+  }
+  const Judged& j = j_rule ? *j_rule : j_tf;
+  const std::string under = "the reference under " + rule.describe();
+  if (j_rule && j_rule->verdict == Verdict::kPassed) {
+    x.verdict = Verdict::kXfail;
+    x.entries = followers;
+    for (std::size_t i : followers) x.lint.used.emplace_back(i, 1);
+    x.explained.push_back(
+        {known.entries[followers.front()].id, static_cast<int64_t>(j_tf.differences.size()),
+         "follows " + rule.describe() + ": " + under + " agrees (" + j_rule->reason + ")"});
+    return x;
+  }
+  if (j_rule) {
+    x.reason = "follows " + rule.describe() + " (known failure " +
+               known.entries[followers.front()].id + "), but against " + under + ": " +
+               j_rule->reason;
+    if (!reports::is_failure(j_rule->verdict)) x.reason = j_tf.reason;
+  }
   auto group = [](std::vector<reports::CaseResult::Differences>& list, const std::string& key,
                   const std::string& text) {
     for (auto& g : list)
@@ -64,7 +137,16 @@ Explanation explain(const reports::KnownFailures& known, const Evidence& ev, con
       x.entries.push_back(i);
       x.lint.used.emplace_back(i, used[i]);
     }
-  if (!j.differences.empty() && x.unexplained.empty()) x.verdict = Verdict::kXfail;
+  if (!j.differences.empty() && x.unexplained.empty()) {
+    x.verdict = Verdict::kXfail;
+    x.reason.clear();
+    // The followed rule is part of the explanation: it predicted what the others did not need to.
+    for (std::size_t i : followers)
+      if (std::find(x.entries.begin(), x.entries.end(), i) == x.entries.end()) {
+        x.entries.insert(x.entries.begin(), i);
+        x.lint.used.emplace_back(i, 1);
+      }
+  }
   return x;
 }
 

@@ -18,6 +18,9 @@ struct Explanation {
   std::vector<std::size_t> entries;  ///< those that explained something (or declared, for XPASS)
   std::vector<reports::CaseResult::Differences> explained, unexplained;
   reports::CaseResult::KnownLint lint;
+  /// Set when entries say the backend follows another rule and it does not: the case's reason,
+  /// graded against the reference run under that rule.
+  std::string reason;
 };
 
 /// The verdict known failures give a judged case, and which entries gave it.

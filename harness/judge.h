@@ -2,6 +2,7 @@
 // differences they found, and one precedence table that picks the verdict.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +34,7 @@ struct Evidence {
   compare::Options opts;
   std::string mistrust;           ///< the reference fails the expect block
   std::string reference_refused;  ///< why the reference could not grade ("" when it did)
+  int64_t max_output_bytes = kDefaultMaxCaseBytes;  ///< the reference's, for known failures' rules
 };
 
 /// A crash, hang or other failure of the backend itself (class internal) is never a right answer.

@@ -367,6 +367,8 @@ bool forgives(const KnownFailure& e, const CaseView& v, const Difference& d) {
       return d.kind == K::kDeclined && message_ok();
     case Forgive::kNondeterministic:
       return d.kind == K::kNondeterministic;
+    case Forgive::kFollows:
+      return false;  // a prediction, graded by harness::explain against the reference under it
     case Forgive::kElements:
       break;
   }
@@ -389,6 +391,12 @@ bool forgives(const KnownFailure& e, const CaseView& v, const Difference& d) {
       return compare::is_input_element(v.c(), *d.got, i);
   }
   return false;
+}
+
+bool values_unchecked(const KnownFailure& e) {
+  return e.forgives == Forgive::kOutput ||
+         (e.forgives == Forgive::kElements && (e.element_rule == ElementRule::kAnyValue ||
+                                               e.element_rule == ElementRule::kInputElement));
 }
 
 std::string_view difference_kind_name(Difference::Kind k) {
@@ -484,6 +492,8 @@ class Fields {
     return {};
   }
   const json& operator[](const char* name) const { return j_[name]; }
+  const std::string& path() const { return path_; }
+  const std::string& where() const { return where_; }
   Error error(const std::string& field, const std::string& what) const {
     return bad(path_, where_ + (field.empty() ? "" : "." + field), what);
   }
@@ -563,13 +573,53 @@ Status read_when(const Fields& w, KnownFailure& k) {
   return {};
 }
 
+// "follows": {"bad_index": "raise" | "zero_fill" | "clamp", "negative_indices": "wrap",
+// "arithmetic": "flush_denormals"}: at least one part.
+Status read_follows(const Fields& f, KnownFailure& k) {
+  GSCHECK_TRY(f.only({"bad_index", "negative_indices", "arithmetic"}));
+  reference::Departure& d = k.follows;
+  if (f.has("bad_index")) {
+    std::string v;
+    GSCHECK_TAKE(v, f.text("bad_index"));
+    using B = reference::Departure::BadIndex;
+    if (v == "raise") {
+      d.bad_index = B::kRaise;
+    } else if (v == "zero_fill") {
+      d.bad_index = B::kZeroFill;
+    } else if (v == "clamp") {
+      d.bad_index = B::kClamp;
+    } else {
+      return f.error("bad_index",
+                     "unknown rule " + excerpt(v, 40) + " (expected raise, zero_fill, clamp)");
+    }
+  }
+  if (f.has("negative_indices")) {
+    std::string v;
+    GSCHECK_TAKE(v, f.text("negative_indices"));
+    if (v != "wrap")
+      return f.error("negative_indices", "unknown rule " + excerpt(v, 40) + " (expected wrap)");
+    d.wrap_negative = true;
+  }
+  if (f.has("arithmetic")) {
+    std::string v;
+    GSCHECK_TAKE(v, f.text("arithmetic"));
+    if (v != "flush_denormals")
+      return f.error("arithmetic",
+                     "unknown rule " + excerpt(v, 40) + " (expected flush_denormals)");
+    d.flush_denormals = true;
+  }
+  if (!d.any()) return f.error("", "name at least one of bad_index, negative_indices, arithmetic");
+  return {};
+}
+
 Status read_forgives(const Fields& f, KnownFailure& k) {
   static constexpr std::pair<const char*, Forgive> kKinds[] = {
       {"crash", Forgive::kCrash},       {"error", Forgive::kError},
       {"output", Forgive::kOutput},     {"declined", Forgive::kDeclined},
-      {"elements", Forgive::kElements}, {"nondeterministic", Forgive::kNondeterministic}};
-  GSCHECK_TRY(
-      f.only({"crash", "error", "output", "declined", "elements", "nondeterministic", "message"}));
+      {"elements", Forgive::kElements}, {"nondeterministic", Forgive::kNondeterministic},
+      {"follows", Forgive::kFollows}};
+  GSCHECK_TRY(f.only({"crash", "error", "output", "declined", "elements", "nondeterministic",
+                      "follows", "message"}));
   int kinds = 0;
   for (const auto& [name, kind] : kKinds)
     if (f.has(name)) {
@@ -579,7 +629,7 @@ Status read_forgives(const Fields& f, KnownFailure& k) {
   if (kinds != 1)
     return f.error("",
                    "name exactly one of crash, error, output, declined, elements, "
-                   "nondeterministic");
+                   "nondeterministic, follows");
   auto flag = [&](const char* name) -> Status {
     if (!f[name].is_boolean() || !f[name].get<bool>()) return f.error(name, "expected true");
     return {};
@@ -621,6 +671,13 @@ Status read_forgives(const Fields& f, KnownFailure& k) {
       if (f.has("message"))
         return f.error("message", "only crash, error and declined take a message");
       break;
+    case Forgive::kFollows: {
+      if (!f["follows"].is_object()) return f.error("follows", "expected an object");
+      GSCHECK_TRY(read_follows(Fields(f["follows"], f.path(), f.where() + ".follows"), k));
+      if (f.has("message"))
+        return f.error("message", "only crash, error and declined take a message");
+      break;
+    }
     case Forgive::kElements: {
       std::string rule;
       GSCHECK_TAKE(rule, f.text("elements"));

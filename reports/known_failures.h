@@ -18,6 +18,7 @@
 #include "core/case.h"
 #include "core/message_regex.h"
 #include "core/status.h"
+#include "reference/reference.h"
 
 namespace gscheck::reports {
 
@@ -46,6 +47,9 @@ enum class Forgive : unsigned char {
   kDeclined,          ///< unimplemented (or unsupported where TensorFlow computes)
   kElements,          ///< differing elements, each by the entry's element rule
   kNondeterministic,  ///< outcomes that differ between repeats of a deterministic backend
+  /// Not a forgiveness but a prediction: the backend follows another rule the reference computes
+  /// (reference::Departure), and is graded bit for bit against the reference run under it.
+  kFollows,
 };
 /// Element rules: which differing element values an entry forgives.
 enum class ElementRule : unsigned char {
@@ -81,6 +85,7 @@ struct KnownFailure {
   std::optional<ErrorClass> error_class;  ///< kError: the class the backend gives
   std::optional<MessageRegex> message;    ///< kCrash, kError, kDeclined: the backend's text
   ElementRule element_rule = ElementRule::kNanBits;
+  reference::Departure follows;  ///< kFollows: the rule the backend follows
   // Why.
   std::string reason;
   std::string link;
@@ -165,6 +170,9 @@ bool selects(const KnownFailure& e, const CaseView& v, std::string_view name,
              std::string_view file);
 /// True when the entry (whose predicate holds) forgives the difference.
 bool forgives(const KnownFailure& e, const CaseView& v, const Difference& d);
+/// True for the entries that accept values gscheck cannot predict ("values unchecked"): output
+/// where TensorFlow raises, any_value, input_element. Reports count them apart.
+bool values_unchecked(const KnownFailure& e);
 /// "crash", "error", "output", "declined", "element", "nondeterministic", "other".
 std::string_view difference_kind_name(Difference::Kind k);
 /// The entries a difference is explained by (indices into known.entries), in file order.

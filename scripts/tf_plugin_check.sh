@@ -76,7 +76,7 @@ else
   "$gscheck" export --count "$count" --seed "$seed" --include-invalid --out "$out/sweep" >/dev/null
   paths+=("$out/sweep")
 fi
-paths+=("$root/corpus/golden" "$root/corpus/tf")
+paths+=("$root/corpus/golden" "$root/corpus/tf" "$root/plugins/tensorflow/cases")
 
 mkdir -p "$out"
 # TensorFlow logs every failed op's check at WARNING; keep the test's output readable.

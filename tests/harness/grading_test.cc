@@ -10,6 +10,7 @@
 #include <random>
 #include <tuple>
 
+#include "backends/reference_backend.h"
 #include "harness/checker.h"
 #include "harness/judge.h"
 #include "reports/known_failures.h"
@@ -486,7 +487,7 @@ TEST(Grading, KnownFailuresFileErrorsNameTheEntry) {
   EXPECT_EQ(bad(head + R"({"id": "a", "forgives": {"output": true, "crash": true}, "reason": "r",
                     "link": "l"}]})"),
             "k.json: known[0].forgives: name exactly one of crash, error, output, declined, "
-            "elements, nondeterministic");
+            "elements, nondeterministic, follows");
   EXPECT_EQ(bad(head + R"({"id": "a", "when": {"ops": ["gathr"]}, "forgives": {"output": true},
                     "reason": "r", "link": "l"}]})"),
             "k.json: known[0].when.ops: unknown name gathr");
@@ -658,6 +659,117 @@ TEST(Grading, RepeatsNamingTwoRowsTensorFlowCanNameAreOneAnswer) {
                              Error{ErrorClass::kBadIndex, admitted.alternatives[0]}});
   CaseChecker checker3(two, &plain_ref, opts);
   EXPECT_EQ(checker3.check_case(gather_case(std::nullopt), "").verdict, Verdict::kNondeterministic);
+}
+
+}  // namespace
+}  // namespace gscheck::harness
+
+namespace gscheck::harness {
+namespace {
+
+// "follows": the entry predicts the backend's answer (the reference under the rule) and the
+// backend is graded bit for bit against it: garbage, a wrong row or a flushed untouched element
+// never match, while `output: true` accepted any tensor there.
+TEST(Grading, FollowsGradesAgainstTheReferenceUnderTheRule) {
+  const auto known = reports::known_failures_from_json(nlohmann::json::parse(R"J(
+    {"gscheck_known_failures": 2, "known": [
+      {"id": "wraps", "when": {"has": ["negative_index"], "expected": "bad_index"},
+       "forgives": {"follows": {"negative_indices": "wrap"}}, "reason": "NumPy indexing",
+       "link": "l"}]})J"),
+                                                       "k.json")
+                         .value();
+  CheckOptions opts;
+  opts.known_failures = &known;
+  opts.lint = true;
+  CaseFile f = gather_case(std::nullopt);
+  f.c.indices = Tensor::from_values<int32_t>(Shape{2}, {-1, 0});  // TensorFlow raises
+  auto reference = make_reference_backend();
+  auto grade = [&](std::vector<float> got) {
+    Scripted backend("plugin:x", {Tensor::from_values<float>(Shape{2}, got)});
+    CaseChecker checker(backend, reference.get(), opts);
+    return checker.check_case(f, "");
+  };
+  auto r = grade({3, 1});  // -1 wrapped to the last row: what the rule predicts
+  EXPECT_EQ(r.verdict, Verdict::kXfail) << r.reason;
+  ASSERT_EQ(r.explained.size(), 1u);
+  EXPECT_NE(r.explained[0].example.find("follows negative_indices=wrap"), std::string::npos)
+      << r.explained[0].example;
+  r = grade({2, 1});  // a row, but not the one the rule reads
+  EXPECT_EQ(r.verdict, Verdict::kFailed) << r.reason;
+  EXPECT_NE(r.reason.find("against the reference under negative_indices=wrap"), std::string::npos)
+      << r.reason;
+  EXPECT_EQ(grade({0, 0}).verdict, Verdict::kFailed);  // zeros, garbage: no rule's answer
+  // An error where the rule computes is not following it either.
+  Scripted raises("plugin:x", {Error{ErrorClass::kBadIndex, "indices[0] = -1 is not in [0, 3)"}});
+  CaseChecker c2(raises, reference.get(), opts);
+  EXPECT_EQ(c2.check_case(f, "").verdict, Verdict::kPassed);  // TensorFlow's own answer
+  // Where the rule raises too (-4 of 3), only an error passes.
+  f.c.indices = Tensor::from_values<int32_t>(Shape{2}, {-4, 0});
+  EXPECT_EQ(grade({3, 1}).verdict, Verdict::kFailed);
+  // A scatter's wrapped row is a touched slice (the comparison decodes rows by the rule too).
+  CaseFile s;
+  s.c.name = "t/min";
+  s.c.op = Op::kTensorScatterMin;
+  s.c.tensor = Tensor::from_values<float>(Shape{3}, {5, 5, 5});
+  s.c.indices = Tensor::from_values<int32_t>(Shape{1, 1}, {-1});
+  s.c.updates = Tensor::from_values<float>(Shape{1}, {1});
+  auto grade_min = [&](std::vector<float> got) {
+    Scripted backend("plugin:x", {Tensor::from_values<float>(Shape{3}, got)});
+    CaseChecker checker(backend, reference.get(), opts);
+    return checker.check_case(s, "").verdict;
+  };
+  EXPECT_EQ(grade_min({5, 5, 1}), Verdict::kXfail);
+  EXPECT_EQ(grade_min({1, 5, 5}), Verdict::kFailed);
+}
+
+TEST(Grading, FollowsFlushDenormalsLeavesUntouchedElementsExact) {
+  const auto known = reports::known_failures_from_json(nlohmann::json::parse(R"J(
+    {"gscheck_known_failures": 2, "known": [
+      {"id": "ftz", "when": {"ops": ["tensor_scatter_nd_min"], "has": ["subnormal_input"]},
+       "forgives": {"follows": {"arithmetic": "flush_denormals"}}, "reason": "FTZ/DAZ",
+       "link": "l"}]})J"),
+                                                       "k.json")
+                         .value();
+  const float sub = 1e-40f;
+  CaseFile f;
+  f.c.name = "t/min";
+  f.c.op = Op::kTensorScatterMin;
+  f.c.tensor = Tensor::from_values<float>(Shape{2}, {sub, sub});
+  f.c.indices = Tensor::from_values<int32_t>(Shape{1, 1}, {0});
+  f.c.updates = Tensor::from_values<float>(Shape{1}, {1});
+  CheckOptions opts;
+  opts.known_failures = &known;
+  auto reference = make_reference_backend();
+  auto grade = [&](std::vector<float> got) {
+    Scripted backend("plugin:tf", {Tensor::from_values<float>(Shape{2}, got)});
+    CaseChecker checker(backend, reference.get(), opts);
+    return checker.check_case(f, "");
+  };
+  EXPECT_EQ(grade({sub, sub}).verdict, Verdict::kPassed);     // IEEE, TensorFlow's spec
+  EXPECT_EQ(grade({0, sub}).verdict, Verdict::kXfail);        // TF's CPU kernels (measured)
+  EXPECT_EQ(grade({0, 0}).verdict, Verdict::kFailed);         // an untouched element flushed
+  EXPECT_EQ(grade({2e-40f, sub}).verdict, Verdict::kFailed);  // another subnormal
+}
+
+TEST(Grading, FollowsEntriesAreCheckedWhenRead) {
+  auto err = [](const char* forgives) {
+    const std::string text =
+        std::string(R"({"gscheck_known_failures": 2, "known": [{"id": "x", )") + R"("forgives": )" +
+        forgives + R"(, "reason": "r", "link": "l"}]})";
+    auto k = reports::known_failures_from_json(nlohmann::json::parse(text), "k.json");
+    return k.ok() ? std::string() : k.error().message;
+  };
+  EXPECT_NE(err(R"({"follows": {}})").find("name at least one of"), std::string::npos);
+  EXPECT_NE(err(R"({"follows": {"bad_index": "wrap"}})").find("expected raise, zero_fill, clamp"),
+            std::string::npos);
+  EXPECT_NE(err(R"({"follows": {"negative_indices": "clamp"}})").find("expected wrap"),
+            std::string::npos);
+  EXPECT_NE(
+      err(R"({"follows": {"arithmetic": "ftz"}})").find("known[0].forgives.follows.arithmetic"),
+      std::string::npos);
+  EXPECT_NE(err(R"({"follows": {"bad_index": "clamp", "x": 1}})").find("unknown field"),
+            std::string::npos);
+  EXPECT_EQ(err(R"({"follows": {"bad_index": "zero_fill", "negative_indices": "wrap"}})"), "");
 }
 
 }  // namespace

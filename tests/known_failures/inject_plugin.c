@@ -6,7 +6,12 @@
  *                          wrong_value  +1000 (+1) on element 0 of a min/max output
  *                          bad_index    a bad_index error for a non-empty valid gather
  *                          flush16      float16 subnormal outputs of the scatters flushed to 0
- *                          declined     GSC_UNIMPLEMENTED for every tensor_scatter_nd_add */
+ *                          declined     GSC_UNIMPLEMENTED for every tensor_scatter_nd_add
+ *                          wrapped_garbage  +1000 (+1) on element 0 of an output computed with a
+ *                                       negative index (where a library wraps it: a value the
+ *                                       wrap rule predicts, now wrong)
+ *                          flush_untouched  every float32 subnormal of a tensor_scatter_nd_{add,
+ *                                       sub,min,max} output flushed, touched by a row or not */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +76,24 @@ static void flush_half_subnormals(output_spy* spy) {
     if ((h[i] & 0x7c00) == 0 && (h[i] & 0x03ff) != 0) h[i] &= 0x8000; /* keep the sign */
 }
 
+static int has_negative_index(const gsc_tensor* t) {
+  if (!t || !t->data) return 0;
+  int64_t n = 1;
+  for (int32_t i = 0; i < t->rank; ++i) n *= t->dims[i];
+  for (int64_t i = 0; i < n; ++i) {
+    if (t->dtype == GSC_INT32 && ((const int32_t*)t->data)[i] < 0) return 1;
+    if (t->dtype == GSC_INT64 && ((const int64_t*)t->data)[i] < 0) return 1;
+    if (t->dtype == GSC_INT16 && ((const int16_t*)t->data)[i] < 0) return 1;
+  }
+  return 0;
+}
+
+static void flush_float_subnormals(output_spy* spy) {
+  uint32_t* f = spy->data;
+  for (int64_t i = 0; i < spy->elements; ++i)
+    if ((f[i] & 0x7f800000u) == 0 && (f[i] & 0x007fffffu) != 0) f[i] &= 0x80000000u;
+}
+
 static int32_t run(const gsc_call* call, gsc_result* result) {
   if (!strcmp(inject, "declined") && call->op == GSC_TENSOR_SCATTER_ADD)
     return fail(result, GSC_UNIMPLEMENTED, "declined by the injecting plugin");
@@ -90,6 +113,13 @@ static int32_t run(const gsc_call* call, gsc_result* result) {
   if (!strcmp(inject, "flush16") && spy.dtype == GSC_FLOAT16 && call->op != GSC_GATHER &&
       call->op != GSC_GATHER_ND)
     flush_half_subnormals(&spy);
+  if (!strcmp(inject, "wrapped_garbage") && spy.elements > 0 && spy.dtype != GSC_STRING &&
+      has_negative_index(call->indices))
+    add_to_first(&spy);
+  if (!strcmp(inject, "flush_untouched") && spy.dtype == GSC_FLOAT32 &&
+      (call->op == GSC_TENSOR_SCATTER_ADD || call->op == GSC_TENSOR_SCATTER_SUB ||
+       call->op == GSC_TENSOR_SCATTER_MIN || call->op == GSC_TENSOR_SCATTER_MAX))
+    flush_float_subnormals(&spy);
   return code;
 }
 
