@@ -157,12 +157,18 @@ class CaseView {
   std::string expected_class() const;
   /// TensorFlow's error message ("" when it computes or is unknown).
   std::string expected_message() const;
+  /// Whether an in-range index row of a scatter writes output element `flat` (an element an
+  /// operation computed, so FTZ or a NaN rule can reach it). Gathers copy: false.
+  bool touched(int64_t flat) const;
 
  private:
   const Case& c_;
   const Outcome* tf_;
   const Expect* expect_;
   mutable std::optional<bool> facts_[9];
+  /// touched(): the sorted output slices some row writes, and the slice size (-1: not decoded).
+  mutable int64_t touched_slice_size_ = -1;
+  mutable std::vector<int64_t> touched_slices_;
 };
 
 /// True when the entry's predicate holds for the case.

@@ -99,6 +99,7 @@ json case_to_json(const CaseResult& r) {
                           {"entry", r.known->entry},
                           {"reason", r.known->reason},
                           {"link", r.known->link}};
+  if (r.known && r.known->values_unchecked) j["known_failure"]["values_unchecked"] = true;
   return j;
 }
 
@@ -200,6 +201,7 @@ int64_t Totals::failures(bool strict) const {
 
 void RunTally::add(const CaseResult& c) {
   ++cases_;
+  if (c.verdict == Verdict::kXfail && c.known && c.known->values_unchecked) ++values_unchecked_;
   ++totals_.all[c.verdict];
   ++totals_.per_op[c.op ? std::string(op_name(*c.op)) : std::string()][c.verdict];
   // Sort key: parsed before unparsed, then the enums' declaration order, then the policy text.

@@ -182,6 +182,8 @@ Expected<CaseResult> case_from_json(const json& j, const std::string& where) {
     GSCHECK_ASSIGN(known.entry, krd.get<std::string>(*k, "entry"));
     GSCHECK_ASSIGN(known.reason, krd.get<std::string>(*k, "reason"));
     GSCHECK_ASSIGN(known.link, krd.get<std::string>(*k, "link"));
+    if (k->contains("values_unchecked"))
+      GSCHECK_ASSIGN(known.values_unchecked, krd.get<bool>(*k, "values_unchecked"));
     r.known = std::move(known);
   }
   return r;

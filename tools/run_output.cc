@@ -80,6 +80,8 @@ int print_totals(const reports::RunTally& tally, bool strict, bool table, bool m
     auto it = t.all.find(v);
     if (it != t.all.end())
       line += " " + std::to_string(it->second) + " " + std::string(reports::verdict_name(v));
+    if (v == Verdict::kXfail && tally.values_unchecked() > 0)
+      line += " (" + std::to_string(tally.values_unchecked()) + " values unchecked)";
   }
   std::printf("%s\n", line.c_str());
   return t.failures(strict) > 0 ? 1 : 0;

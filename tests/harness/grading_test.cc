@@ -255,30 +255,34 @@ TEST(Grading, KnownFailuresExplainEveryDifference) {
   CaseFile f;
   f.c.name = "sweep/1/2/tensor_scatter_nd_min";
   f.c.op = Op::kTensorScatterMin;
-  f.c.tensor = Tensor::from_values<float>(Shape{3}, {payload, 31, 2});
-  f.c.indices = Tensor::from_values<int32_t>(Shape{1, 1}, {2});
+  f.c.tensor = Tensor::from_values<float>(Shape{3}, {payload, 31, payload});
+  f.c.indices = Tensor::from_values<int32_t>(Shape{1, 1}, {0});  // min(NaN, 1) at [0] only
   f.c.updates = Tensor::from_values<float>(Shape{1}, {1});
   CheckOptions opts;
   opts.known_failures = &known;
   auto grade = [&](std::vector<float> got) {
     Scripted backend("plugin:x", {Tensor::from_values<float>(Shape{3}, got)});
-    Scripted reference("reference", {Tensor::from_values<float>(Shape{3}, {payload, 31, 1})});
+    Scripted reference("reference",
+                       {Tensor::from_values<float>(Shape{3}, {payload, 31, payload})});
     backend.caps_.ops = {Op::kTensorScatterMin};
     CaseChecker checker(backend, &reference, opts);
     return checker.check_case(f, "");
   };
-  auto r = grade({canonical, 31, 1});
+  auto r = grade({canonical, 31, payload});
   EXPECT_EQ(r.verdict, Verdict::kXfail) << r.reason;
-  r = grade({canonical, 1031, 1});  // the NaN is explained, the +1000 is not
+  r = grade({canonical, 1031, payload});  // the NaN is explained, the +1000 is not
   EXPECT_EQ(r.verdict, Verdict::kFailed) << r.reason;
   ASSERT_EQ(r.explained.size(), 1u);
   EXPECT_EQ(r.explained[0].entry, "canonical");
   ASSERT_EQ(r.unexplained.size(), 1u);
   EXPECT_NE(r.unexplained[0].example.find("1031"), std::string::npos) << r.unexplained[0].example;
-  f.c.tensor = Tensor::from_values<float>(Shape{3}, {0, 31, 2});  // no NaN input: not selected
-  Scripted backend("plugin:x", {Tensor::from_values<float>(Shape{3}, {canonical, 31, 1})});
+  // The untouched NaN at [2] is a copy: a NaN rule does not reach it.
+  r = grade({payload, 31, canonical});
+  EXPECT_EQ(r.verdict, Verdict::kFailed) << r.reason;
+  f.c.tensor = Tensor::from_values<float>(Shape{3}, {2, 31, 2});  // no NaN input: not selected
+  Scripted backend("plugin:x", {Tensor::from_values<float>(Shape{3}, {canonical, 31, 2})});
   backend.caps_.ops = {Op::kTensorScatterMin};
-  Scripted reference("reference", {Tensor::from_values<float>(Shape{3}, {0, 31, 1})});
+  Scripted reference("reference", {Tensor::from_values<float>(Shape{3}, {1, 31, 2})});
   CaseChecker checker(backend, &reference, opts);
   EXPECT_EQ(checker.check_case(f, "").verdict, Verdict::kFailed);
 }
@@ -374,7 +378,7 @@ TEST(Grading, KnownFailuresFlushedSubnormalRule) {
   CaseFile f;
   f.c.name = "sweep/1/3/tensor_scatter_nd_min";
   f.c.op = Op::kTensorScatterMin;
-  f.c.tensor = Tensor::from_values<float>(Shape{2}, {sub, 5});
+  f.c.tensor = Tensor::from_values<float>(Shape{2}, {sub, sub});
   f.c.indices = Tensor::from_values<int32_t>(Shape{1, 1}, {1});
   f.c.updates = Tensor::from_values<float>(Shape{1}, {4});
   CheckOptions opts;
@@ -382,18 +386,20 @@ TEST(Grading, KnownFailuresFlushedSubnormalRule) {
   auto grade = [&](std::vector<float> got) {
     Scripted backend("plugin:tf", {Tensor::from_values<float>(Shape{2}, got)});
     backend.caps_.ops = {Op::kTensorScatterMin};
-    Scripted reference("reference", {Tensor::from_values<float>(Shape{2}, {sub, 4})});
+    Scripted reference("reference", {Tensor::from_values<float>(Shape{2}, {sub, sub})});
     CaseChecker checker(backend, &reference, opts);
     return checker.check_case(f, "");
   };
-  auto r = grade({0, 4});  // the untouched subnormal flushed
+  auto r = grade({sub, 0});  // the min at [1] flushed: a row touched it
   EXPECT_EQ(r.verdict, Verdict::kXfail) << r.reason;
   ASSERT_TRUE(r.known.has_value());
-  r = grade({0, 5});  // flushed, and the min is wrong too: a real failure
+  r = grade({0, sub});  // the untouched [0] flushed: a copy follows no arithmetic rule
   EXPECT_EQ(r.verdict, Verdict::kFailed) << r.reason;
-  r = grade({2e-40f, 4});                             // another subnormal is no flush
+  r = grade({sub, 4});  // the min is wrong: a real failure
+  EXPECT_EQ(r.verdict, Verdict::kFailed) << r.reason;
+  r = grade({sub, 2e-40f});                           // another subnormal is no flush
   EXPECT_EQ(r.verdict, Verdict::kXfail) << r.reason;  // within the smallest normal: admitted
-  r = grade({sub, 4});
+  r = grade({sub, sub});
   EXPECT_EQ(r.verdict, Verdict::kPassed) << r.reason;  // not XPASS: the entry names a kind
 }
 
