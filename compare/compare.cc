@@ -443,7 +443,7 @@ Comparison compare_tensors(const Case& c, const Tensor& expected, const Tensor& 
     return std::move(tally).finish(n);
   }
   std::optional<ScatterRows> rows;
-  if (is_scatter(c.op)) rows = decode_scatter_rows(c, got.shape(), opts.wrap_negative);
+  if (is_scatter(c.op)) rows = decode_scatter_rows(c, got.shape(), opts.rows);
   const bool start_ok = !is_tensor_scatter(c.op) || (c.tensor && c.tensor->dtype() == got.dtype() &&
                                                      c.tensor->shape() == got.shape());
   const bool updates_ok = c.updates && c.updates->dtype() == got.dtype();

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "compare/scatter_rows.h"
 #include "core/backend.h"
 #include "core/case.h"
 
@@ -52,9 +53,9 @@ struct Options {
   /// Half types accumulated in float32: use float32's unit roundoff in the summation bound.
   bool half_accumulated_in_float = false;
   int max_mismatches = 8;
-  /// Decode scatter rows with negative coordinates wrapped once: grading against the reference
-  /// under a known failure's negative_indices=wrap (harness/explain.cc).
-  bool wrap_negative = false;
+  /// How scatter rows are decoded besides the case's semantics: grading against the reference
+  /// under a known failure's rule (harness/explain.cc).
+  RowRule rows;
 };
 
 /// Compare a backend's outcome with the reference's outcome for the same case, by the op's rule:

@@ -5,7 +5,7 @@
 namespace gscheck::compare {
 
 std::optional<ScatterRows> decode_scatter_rows(const Case& c, const Shape& out_shape,
-                                               bool wrap_negative) {
+                                               const RowRule& rule) {
   if (!is_scatter(c.op) || !c.indices || !c.updates) return std::nullopt;
   const Tensor& indices = *c.indices;
   if (indices.rank() < 1 || !is_integer(indices.dtype())) return std::nullopt;
@@ -17,7 +17,10 @@ std::optional<ScatterRows> decode_scatter_rows(const Case& c, const Shape& out_s
   const auto update_count = checked_mul(*rows, *slice);
   if (!update_count || *update_count != c.updates->num_elements()) return std::nullopt;
 
-  const bool wraps = c.semantics == Semantics::kJax || wrap_negative;
+  const bool wraps = c.semantics == Semantics::kJax || rule.wrap_negative;
+  auto cut = [](int64_t x) {
+    return static_cast<int64_t>(static_cast<int32_t>(static_cast<uint32_t>(x)));
+  };
   ScatterRows out;
   out.slice_size = *slice;
   out.num_rows = *rows;
@@ -28,8 +31,10 @@ std::optional<ScatterRows> decode_scatter_rows(const Case& c, const Shape& out_s
     for (int64_t d = 0; d < depth; ++d) {
       int64_t v = indices.int_at(r * depth + d);
       const int64_t dim = out_shape.dim(static_cast<int>(d));
+      if (rule.low_32_bits && !rule.cut_after_wrap) v = cut(v);
       if (wraps && v < 0) v += dim;  // jax.numpy: once; v < 0 < dim cannot overflow
-      if (v < 0 || v >= dim) {       // stop before v enters the arithmetic (v may be INT64_MAX)
+      if (rule.low_32_bits && rule.cut_after_wrap) v = cut(v);
+      if (v < 0 || v >= dim) {  // stop before v enters the arithmetic (v may be INT64_MAX)
         in_range = false;
         break;
       }

@@ -23,6 +23,8 @@ std::string Departure::describe() const {
   }
   if (wrap_negative) add("negative_indices=wrap");
   if (flush_denormals) add("arithmetic=flush_denormals");
+  if (int64_low_32_bits)
+    add(cut_after_wrap ? "int64_indices=low_32_bits_after_wrap" : "int64_indices=low_32_bits");
   return s;
 }
 

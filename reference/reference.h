@@ -30,9 +30,18 @@ struct Departure {
   /// (tensor_scatter_nd_update, untouched elements, gathers); float16's subnormals are normal
   /// floats, so float16 never flushes. docs/spec_notes.md, "Flush-to-zero".
   bool flush_denormals = false;
+  /// An int64 index value is cut to its low 32 bits, read as int32: 2^32 + 1 reads row 1. Before
+  /// the negative wrap (OpenVINO converts the indices first), or after it (jax.numpy casts the
+  /// wrapped indices with astype: INT64_MIN + dim is cut, not INT64_MIN).
+  bool int64_low_32_bits = false;
+  bool cut_after_wrap = false;
 
-  bool any() const { return bad_index != BadIndex::kSemantics || wrap_negative || flush_denormals; }
-  /// "bad_index=clamp, negative_indices=wrap, arithmetic=flush_denormals" ("" for none).
+  bool any() const {
+    return bad_index != BadIndex::kSemantics || wrap_negative || flush_denormals ||
+           int64_low_32_bits;
+  }
+  /// "bad_index=clamp, negative_indices=wrap, arithmetic=flush_denormals,
+  /// int64_indices=low_32_bits" ("" for none).
   std::string describe() const;
 };
 

@@ -51,6 +51,8 @@ IndexRule index_rule(Semantics s, bool gathers, BadIndicesPolicy p, const Depart
   if (d.bad_index == B::kRaise || d.bad_index == B::kZeroFill) r.clamp = false;
   if (d.bad_index == B::kClamp) r.clamp = gathers;
   if (d.wrap_negative) r.wrap_negative = true;
+  r.low_32_bits = d.int64_low_32_bits;
+  r.cut_after_wrap = d.cut_after_wrap;
   return r;
 }
 

@@ -143,8 +143,10 @@ inline bool in_range(int64_t v, int64_t dim) {
 /// (docs/spec_notes.md, "XLA semantics"). The ops apply it to every coordinate they read; the
 /// profiles differ only here and in bad_indices_raise.
 struct IndexRule {
-  bool wrap_negative = false;  ///< jax: v < 0 reads v + dim, once (v < -dim stays bad)
-  bool clamp = false;          ///< xla/jax gathers: a bad v reads 0 or dim - 1 instead
+  bool wrap_negative = false;   ///< jax: v < 0 reads v + dim, once (v < -dim stays bad)
+  bool clamp = false;           ///< xla/jax gathers: a bad v reads 0 or dim - 1 instead
+  bool low_32_bits = false;     ///< Departure::int64_low_32_bits: v is cut to int32
+  bool cut_after_wrap = false;  ///< the cut comes after the wrap (jax.numpy), else before it
 };
 /// tf-cpu/tf-gpu: neither (a bad row raises, zeroes or is skipped); xla: gathers clamp, scatters
 /// drop, and a gather under IGNORE zeroes a bad row as tf-gpu does (TF-XLA reads the attribute:
@@ -168,7 +170,12 @@ std::optional<Error> gather_from_empty_dim(Semantics s, int dim);
 /// The coordinate v resolves to under rule, or -1 when the row is bad there. dim == 0 has no
 /// coordinate to clamp to: bad.
 inline int64_t resolve_coordinate(int64_t v, int64_t dim, IndexRule rule) {
+  auto cut = [](int64_t x) {
+    return static_cast<int64_t>(static_cast<int32_t>(static_cast<uint32_t>(x)));
+  };
+  if (rule.low_32_bits && !rule.cut_after_wrap) v = cut(v);
   if (rule.wrap_negative && v < 0) v += dim;  // v < 0 < dim: no overflow
+  if (rule.low_32_bits && rule.cut_after_wrap) v = cut(v);
   if (in_range(v, dim)) return v;
   if (!rule.clamp || dim <= 0) return -1;
   return v < 0 ? 0 : dim - 1;

@@ -314,7 +314,7 @@ bool CaseView::touched(int64_t flat) const {
   if (!is_scatter(c_.op) || !tf_ || !tf_->ok() || flat < 0) return false;
   if (touched_slice_size_ < 0) {
     touched_slice_size_ = 0;
-    if (auto rows = compare::decode_scatter_rows(c_, tf_->value().shape())) {
+    if (auto rows = compare::decode_scatter_rows(c_, tf_->value().shape(), rows_)) {
       touched_slice_size_ = rows->slice_size;
       for (const auto& [slice, row] : rows->by_slice)
         if (touched_slices_.empty() || touched_slices_.back() != slice)
@@ -396,7 +396,7 @@ bool forgives(const KnownFailure& e, const CaseView& v, const Difference& d) {
   // A copy (a gather, an untouched element) that changed bits follows no rule.
   const bool arithmetic_rule =
       e.element_rule != ElementRule::kAnyValue && e.element_rule != ElementRule::kInputElement;
-  if (arithmetic_rule && !v.touched(i)) return false;
+  if (arithmetic_rule && !e.untouched && !v.touched(i)) return false;
   switch (e.element_rule) {
     case ElementRule::kFlushedSubnormal:
       return compare::flush_explains(*d.expected, *d.got, i, v.fact(CaseFact::kSubnormalInput));
@@ -595,9 +595,10 @@ Status read_when(const Fields& w, KnownFailure& k) {
 }
 
 // "follows": {"bad_index": "raise" | "zero_fill" | "clamp", "negative_indices": "wrap",
-// "arithmetic": "flush_denormals"}: at least one part.
+// "arithmetic": "flush_denormals", "int64_indices": "low_32_bits" | "low_32_bits_after_wrap"}:
+// at least one part.
 Status read_follows(const Fields& f, KnownFailure& k) {
-  GSCHECK_TRY(f.only({"bad_index", "negative_indices", "arithmetic"}));
+  GSCHECK_TRY(f.only({"bad_index", "negative_indices", "arithmetic", "int64_indices"}));
   reference::Departure& d = k.follows;
   if (f.has("bad_index")) {
     std::string v;
@@ -629,7 +630,18 @@ Status read_follows(const Fields& f, KnownFailure& k) {
                      "unknown rule " + excerpt(v, 40) + " (expected flush_denormals)");
     d.flush_denormals = true;
   }
-  if (!d.any()) return f.error("", "name at least one of bad_index, negative_indices, arithmetic");
+  if (f.has("int64_indices")) {
+    std::string v;
+    GSCHECK_TAKE(v, f.text("int64_indices"));
+    if (v != "low_32_bits" && v != "low_32_bits_after_wrap")
+      return f.error("int64_indices", "unknown rule " + excerpt(v, 40) +
+                                          " (expected low_32_bits, low_32_bits_after_wrap)");
+    d.int64_low_32_bits = true;
+    d.cut_after_wrap = v == "low_32_bits_after_wrap";
+  }
+  if (!d.any())
+    return f.error("",
+                   "name at least one of bad_index, negative_indices, arithmetic, int64_indices");
   return {};
 }
 
@@ -640,7 +652,7 @@ Status read_forgives(const Fields& f, KnownFailure& k) {
       {"elements", Forgive::kElements}, {"nondeterministic", Forgive::kNondeterministic},
       {"follows", Forgive::kFollows}};
   GSCHECK_TRY(f.only({"crash", "error", "output", "declined", "elements", "nondeterministic",
-                      "follows", "message"}));
+                      "follows", "message", "untouched"}));
   int kinds = 0;
   for (const auto& [name, kind] : kKinds)
     if (f.has(name)) {
@@ -721,9 +733,20 @@ Status read_forgives(const Fields& f, KnownFailure& k) {
       }
       if (f.has("message"))
         return f.error("message", "only crash, error and declined take a message");
+      if (f.has("untouched")) {
+        if (k.element_rule == ElementRule::kAnyValue ||
+            k.element_rule == ElementRule::kInputElement)
+          return f.error("untouched",
+                         "only the arithmetic rules (flushed_subnormal, nan_bits, "
+                         "canonical_nan, quieted_nan) take it");
+        GSCHECK_TRY(flag("untouched"));
+        k.untouched = true;
+      }
       break;
     }
   }
+  if (k.forgives != Forgive::kElements && f.has("untouched"))
+    return f.error("untouched", "only elements rules take it");
   return {};
 }
 

@@ -85,6 +85,9 @@ struct KnownFailure {
   std::optional<ErrorClass> error_class;  ///< kError: the class the backend gives
   std::optional<MessageRegex> message;    ///< kCrash, kError, kDeclined: the backend's text
   ElementRule element_rule = ElementRule::kNanBits;
+  /// kElements: the rule also explains elements no index row writes (a runtime that rewrites the
+  /// whole tensor); by default an arithmetic rule reaches only elements a scatter row computed.
+  bool untouched = false;
   reference::Departure follows;  ///< kFollows: the rule the backend follows
   // Why.
   std::string reason;
@@ -149,8 +152,11 @@ struct Difference {
 /// The case-level inputs of a predicate: the case and TensorFlow's outcome for it.
 class CaseView {
  public:
-  CaseView(const Case& c, const Outcome* tensorflow, const Expect* expect)
-      : c_(c), tf_(tensorflow), expect_(expect) {}
+  /// rows: how touched() reads index values besides the semantics (differences graded against
+  /// the reference under a known failure's rule).
+  CaseView(const Case& c, const Outcome* tensorflow, const Expect* expect,
+           compare::RowRule rows = {})
+      : c_(c), tf_(tensorflow), expect_(expect), rows_(rows) {}
   const Case& c() const { return c_; }
   bool fact(CaseFact f) const;
   /// "output", an error class name, or "" when unknown.
@@ -165,6 +171,7 @@ class CaseView {
   const Case& c_;
   const Outcome* tf_;
   const Expect* expect_;
+  compare::RowRule rows_;
   mutable std::optional<bool> facts_[9];
   /// touched(): the sorted output slices some row writes, and the slice size (-1: not decoded).
   mutable int64_t touched_slice_size_ = -1;

@@ -262,8 +262,7 @@ TEST(Grading, KnownFailuresExplainEveryDifference) {
   opts.known_failures = &known;
   auto grade = [&](std::vector<float> got) {
     Scripted backend("plugin:x", {Tensor::from_values<float>(Shape{3}, got)});
-    Scripted reference("reference",
-                       {Tensor::from_values<float>(Shape{3}, {payload, 31, payload})});
+    Scripted reference("reference", {Tensor::from_values<float>(Shape{3}, {payload, 31, payload})});
     backend.caps_.ops = {Op::kTensorScatterMin};
     CaseChecker checker(backend, &reference, opts);
     return checker.check_case(f, "");
@@ -766,6 +765,9 @@ TEST(Grading, FollowsEntriesAreCheckedWhenRead) {
     return k.ok() ? std::string() : k.error().message;
   };
   EXPECT_NE(err(R"({"follows": {}})").find("name at least one of"), std::string::npos);
+  EXPECT_NE(err(R"({"follows": {"int64_indices": "wrap"}})")
+                .find("expected low_32_bits, low_32_bits_after_wrap"),
+            std::string::npos);
   EXPECT_NE(err(R"({"follows": {"bad_index": "wrap"}})").find("expected raise, zero_fill, clamp"),
             std::string::npos);
   EXPECT_NE(err(R"({"follows": {"negative_indices": "clamp"}})").find("expected wrap"),

@@ -505,6 +505,19 @@ TEST(ReferenceDeparture, BadIndexRules) {
   const Outcome raised = run(on_gpu(gather(f32({3}, {1, 2, 3}), i32({1}, {7}))), raise);
   ASSERT_FALSE(raised.ok());
   EXPECT_EQ(raised.error().cls, ErrorClass::kBadIndex);
+  // int64 indices cut to their low 32 bits first: 2^32 + 1 reads row 1, 2^32 - 1 is -1.
+  Options low32;
+  low32.departure.int64_low_32_bits = true;
+  expect_tensor(run(gather(f32({3}, {1, 2, 3}), i64({1}, {(int64_t{1} << 32) + 1})), low32),
+                f32({1}, {2}));
+  low32.departure.wrap_negative = true;
+  expect_tensor(run(gather(f32({3}, {1, 2, 3}), i64({1}, {(int64_t{1} << 32) - 1})), low32),
+                f32({1}, {3}));
+  // After the wrap (jax.numpy): INT64_MIN + 3 is cut to 3, a bad row; before it, to 0.
+  const Case min_row = gather(f32({3}, {1, 2, 3}), i64({1}, {INT64_MIN}));
+  expect_tensor(run(min_row, low32), f32({1}, {1}));
+  low32.departure.cut_after_wrap = true;
+  EXPECT_EQ(run(min_row, low32).error().cls, ErrorClass::kBadIndex);
   EXPECT_EQ(Departure{}.describe(), "");
   EXPECT_EQ(wrap.departure.describe(), "negative_indices=wrap");
 }
