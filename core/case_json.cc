@@ -806,12 +806,12 @@ Expected<CaseFile> case_file_from_json(const json& j, int64_t max_bytes) {
   c.op = *op;
   if (j.contains("semantics")) {
     const json& s = j["semantics"];
-    if (!s.is_string()) return expected_error("semantics", "\"tf-cpu\" or \"tf-gpu\"", s);
+    if (!s.is_string()) return expected_error("semantics", "a semantics name", s);
     const auto sem = semantics_from_name(s.get_ref<const std::string&>());
     if (!sem)
       return field_error("semantics", "unknown semantics \"" +
                                           excerpt(s.get_ref<const std::string&>()) +
-                                          "\" (expected tf-cpu or tf-gpu)");
+                                          "\" (expected " + semantics_names() + ")");
     c.semantics = *sem;
   }
   if (j.contains("api")) {

@@ -29,11 +29,12 @@ namespace {
 constexpr const char* kUsage =
     "usage: gscheck export --count N --seed S --out DIR [--include-invalid] [--size K]\n"
     "                      [--max-output-bytes B] [--numbers] [--boundary-fraction P]\n"
-    "  Writes N seeded random tf-cpu cases (every op, TF CPU dtypes, int32/int64 indices) to DIR,\n"
-    "  each with the reference's outcome as `expect`. Without --include-invalid, cases aimed at a\n"
-    "  validation rule are left out (out-of-range and duplicate indices are still drawn). With\n"
-    "  it, these are the cases `gscheck run --backend reference --semantics tf-cpu` sweeps with\n"
-    "  the same seed, size and boundary fraction.\n"
+    "                      [--semantics tf-cpu|tf-gpu|xla|jax]\n"
+    "  Writes N seeded random cases of one semantics profile (default tf-cpu; every op, its\n"
+    "  dtypes, int32/int64 indices) to DIR, each with the reference's outcome as `expect`.\n"
+    "  Without --include-invalid, cases aimed at a validation rule are left out (out-of-range and\n"
+    "  duplicate indices are still drawn). With it, these are the cases `gscheck run --backend\n"
+    "  reference --semantics PROFILE` sweeps with the same seed, size and boundary fraction.\n"
     "  --size K             RapidCheck size, larger means bigger shapes (default 30)\n"
     "  --max-output-bytes B  the reference refuses larger outputs; such cases are not written\n"
     "                       (default 16777216)\n"
@@ -55,6 +56,7 @@ struct ExportArgs {
   int64_t max_output_bytes = int64_t{16} << 20;
   TensorEncoding encoding = TensorEncoding::kBase64;
   double boundary_fraction = gen::kDefaultBoundaryFraction;
+  Semantics semantics = Semantics::kTfCpu;
 };
 
 // The command line, or a kParse error naming what is wrong. --help is handled by the caller.
@@ -86,6 +88,13 @@ Expected<ExportArgs> export_args(const ParsedArgs& p) {
     if (!f.ok()) return f.error();
     a.boundary_fraction = *f;
   }
+  if (auto v = p.value("--semantics")) {
+    const auto s = semantics_from_name(*v);
+    if (!s)
+      return parse_error("--semantics: unknown profile '" + *v + "' (expected " +
+                         semantics_names() + ")");
+    a.semantics = *s;
+  }
   a.include_invalid = p.has("--include-invalid");
   if (p.has("--numbers")) a.encoding = TensorEncoding::kNumbers;
   return a;
@@ -110,7 +119,8 @@ int cmd_export(const std::vector<std::string>& args) {
                                   {"--size", true},
                                   {"--max-output-bytes", true},
                                   {"--numbers", false},
-                                  {"--boundary-fraction", true}},
+                                  {"--boundary-fraction", true},
+                                  {"--semantics", true}},
                                  "gscheck export", kUsage);
   if (!line.args) return line.exit_status;
   auto checked = export_args(*line.args);
@@ -120,8 +130,8 @@ int cmd_export(const std::vector<std::string>& args) {
   }
   const ExportArgs& a = *checked;
 
-  const gen::SampleOptions opts =
-      export_sample_options(a.seed, a.count, a.size, a.include_invalid, a.boundary_fraction);
+  const gen::SampleOptions opts = export_sample_options(a.seed, a.count, a.size, a.include_invalid,
+                                                        a.boundary_fraction, a.semantics);
 
   std::error_code ec;
   std::filesystem::create_directories(a.out, ec);
@@ -137,16 +147,18 @@ int cmd_export(const std::vector<std::string>& args) {
   ref_opts.max_output_bytes = a.max_output_bytes;
   const int width = static_cast<int>(std::to_string(cases.size()).size());
   // What regenerates a case (with the same build): the options that change sampling.
-  const std::string regenerate = "gscheck export --seed " + std::to_string(a.seed) + " --size " +
-                                 std::to_string(a.size) + " --count " + std::to_string(a.count) +
-                                 " --boundary-fraction " + std::to_string(a.boundary_fraction) +
-                                 (a.include_invalid ? " --include-invalid" : "");
+  const std::string regenerate =
+      "gscheck export --seed " + std::to_string(a.seed) + " --size " + std::to_string(a.size) +
+      " --count " + std::to_string(a.count) + " --boundary-fraction " +
+      std::to_string(a.boundary_fraction) + (a.include_invalid ? " --include-invalid" : "") +
+      (a.semantics != Semantics::kTfCpu ? " --semantics " + std::string(semantics_name(a.semantics))
+                                        : std::string());
   std::map<std::string, int> outcomes;  // "output" or the error class -> count
   int written = 0, refused = 0, crashed = 0;
   int boundary_cases = 0;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const Case& c = cases[i];
-    if (c.semantics != Semantics::kTfCpu) continue;  // sample_cases honours opts; be explicit
+    if (c.semantics != a.semantics) continue;  // sample_cases honours opts; be explicit
     boundary_cases +=
         gen::boundary_case(a.seed, static_cast<int64_t>(i), c.op, a.boundary_fraction);
     Outcome got = Error{};

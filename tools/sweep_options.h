@@ -34,18 +34,20 @@ inline gen::SampleOptions run_sweep_options(const Capabilities& caps, uint64_t s
   return so;
 }
 
-/// `gscheck export`'s cases: tf-cpu (TensorFlow's CPU kernels are what other tools replay), every
-/// op and dtype, int32/int64 indices, both API levels; invalid cases only with --include-invalid.
-/// The same as run_sweep_options for the reference backend with --semantics tf-cpu when
-/// include_invalid is true (the same invalid fraction, 0.2); without it the stream differs.
+/// `gscheck export`'s cases: one semantics profile (tf-cpu by default: TensorFlow's CPU kernels
+/// are what other tools replay; xla and jax for XLA-hosted runtimes), every op and dtype,
+/// int32/int64 indices, both API levels; invalid cases only with --include-invalid. The same as
+/// run_sweep_options for the reference backend with --semantics PROFILE when include_invalid is
+/// true (the same invalid fraction, 0.2); without it the stream differs.
 inline gen::SampleOptions export_sample_options(uint64_t seed, int count, int size,
-                                                bool include_invalid, double boundary_fraction) {
+                                                bool include_invalid, double boundary_fraction,
+                                                Semantics semantics = Semantics::kTfCpu) {
   gen::SampleOptions so;
   so.seed = seed;
   so.count = count;
   so.size = size;
   so.invalid_fraction = include_invalid ? gen::SampleOptions{}.invalid_fraction : 0.0;
-  so.semantics = {Semantics::kTfCpu};
+  so.semantics = {semantics};
   so.boundary_fraction = boundary_fraction;
   return so;
 }

@@ -386,3 +386,30 @@ TEST(ReferenceShards, SmallestShardOfTensorFlowsPool) {
 
 }  // namespace
 }  // namespace gscheck
+
+namespace gscheck {
+namespace {
+
+// The jax profile models jnp indexing as a jitted function runs it (indices traced, as the jax
+// backend and most JAX code run): a 0-d index into an axis of size 0 gives the empty output, and
+// only a non-empty output from that axis raises (lax.gather's shape rule). Eager jnp with a
+// concrete 0-d index raises IndexError instead (its static bounds check; jax 0.10.2, measured
+// 2026-12-05), which no traced call does:
+// plugins/jax/cases/gather_scalar_index_into_empty_axis_jax.
+TEST(ReferenceGather, JaxScalarIndexIntoEmptyAxisAsJitted) {
+  using namespace gscheck::testing;  // NOLINT
+  auto jax = [](Case c) {
+    c.semantics = Semantics::kJax;
+    return c;
+  };
+  const Outcome empty = reference::run(jax(gather(zeros(DType::kFloat32, {0, 0}), i32({}, {0}))));
+  ASSERT_TRUE(empty.ok());
+  EXPECT_EQ(empty->shape(), (Shape{0}));
+  expect_error(reference::run(jax(gather(zeros(DType::kFloat32, {0, 3}), i32({}, {0})))),
+               ErrorClass::kInvalidArgument,
+               "Slice size at index 0 in gather op is out of range, must be within [0, 0 + 1), "
+               "got 1.");
+}
+
+}  // namespace
+}  // namespace gscheck

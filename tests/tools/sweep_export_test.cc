@@ -221,6 +221,21 @@ TEST(RunSweep, DrawsBoundaryValuesAndIndexExtremes) {
   EXPECT_GT(changed, 600);  // about 900: half the cases of five of the eight ops
 }
 
+// export --semantics xla|jax: the reference's run with --semantics of that profile, case for
+// case, so XLA-hosted runtimes get replayable case files of their own profile too.
+TEST(RunSweep, ExportOfEveryProfileIsRunsSweepOfIt) {
+  for (Semantics s : {Semantics::kTfGpu, Semantics::kXla, Semantics::kJax}) {
+    const std::vector<Case> run = gen::sample_cases(reference_sweep(5, 200, 0.5, s));
+    const std::vector<Case> exported =
+        gen::sample_cases(export_sample_options(5, 200, 30, /*include_invalid=*/true, 0.5, s));
+    ASSERT_EQ(run.size(), exported.size());
+    for (size_t i = 0; i < run.size(); ++i) {
+      ASSERT_EQ(exported[i].semantics, s) << exported[i].name;
+      ASSERT_EQ(text_of(run[i]), text_of(exported[i])) << run[i].name;
+    }
+  }
+}
+
 TEST(RunSweep, SameCasesAsExportForTheSameOptions) {
   for (uint64_t seed : {1u, 7u}) {
     // export --include-invalid: run's invalid fraction; tf-cpu: export's semantics.
