@@ -156,7 +156,7 @@ class CliTest(unittest.TestCase):
         self.assertEqual(cases["gather/known_bad"]["verdict"], "XFAIL")
         self.assertEqual(cases["gather/known_bad"]["known_failure"],
                          {"verdict": "FAILED", "entry": "wrong-row", "reason": "wrong row",
-                          "link": "https://t.invalid/1"})
+                          "link": "https://t.invalid/1", "values_unchecked": True})
         self.assertEqual(cases["gather/known_bad"]["differences"],
                          {"explained": [{"entry": "wrong-row", "count": 1, "example":
                                          "expect: element 1 (flat): expected 2, got 1"}],
