@@ -45,6 +45,9 @@ struct PluginOptions {
   /// a replay needs besides --backend (Capabilities::replay_flags).
   std::string name;
   std::string replay_flags;
+  /// gscheck bench: a call after which the worker runs more processes or threads than before
+  /// fails ("work left running past the call"), so no work escapes the timed call.
+  bool no_work_past_call = false;
 };
 
 /// The number of cores: the default --jobs.

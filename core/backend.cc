@@ -1,6 +1,7 @@
 #include "core/backend.h"
 
 #include <algorithm>
+#include <chrono>
 
 namespace gscheck {
 namespace {
@@ -41,6 +42,15 @@ Status admit(const Capabilities& caps, const Case& c) {
   std::string why = outside(caps, c);
   if (why.empty()) return {};
   return Error{ErrorClass::kUnimplemented, "outside the backend's capabilities: " + why};
+}
+
+std::function<TimedOutcome()> Backend::prepare(const Case& c) {
+  return [this, &c] {
+    const auto start = std::chrono::steady_clock::now();
+    Outcome o = run(c);
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+    return TimedOutcome{std::move(o), took.count()};
+  };
 }
 
 }  // namespace gscheck

@@ -4,6 +4,7 @@
 // admit() (the grader, the fuzzers, the properties and the backends themselves).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,13 @@ struct Capabilities {
 /// that order: "outside the backend's capabilities: <why>".
 Status admit(const Capabilities& caps, const Case& c);
 
+/// An outcome and the seconds gscheck's own clock gave its call: from the request to the answer
+/// (a plugin's: from sending the call to its result frame, before the output is copied out).
+struct TimedOutcome {
+  Outcome outcome;
+  double seconds = 0;
+};
+
 /// An implementation of the ops. run() never throws and never aborts on bad input: every
 /// failure is an Error outcome (ErrorClass::kUnimplemented for cases outside its capabilities).
 class Backend {
@@ -50,6 +58,10 @@ class Backend {
   virtual ~Backend() = default;
   virtual const Capabilities& capabilities() const = 0;
   virtual Outcome run(const Case& c) = 0;
+  /// A case about to run many times (gscheck bench): what every run of it would repeat outside
+  /// the kernel (a plugin's inputs laid out and sealed) is done once here. The call returned
+  /// behaves exactly as run(c); c must outlive it.
+  virtual std::function<TimedOutcome()> prepare(const Case& c);
 };
 
 }  // namespace gscheck

@@ -9,6 +9,7 @@
 namespace gscheck::tools {
 
 /// gscheck eval: run case files on a backend, check them against their expect blocks.
+int cmd_bench(const std::vector<std::string>& args);
 int cmd_eval(const std::vector<std::string>& args);
 /// gscheck run: the CI job (golden + regressions + seeded sweep, differential vs the reference).
 int cmd_run(const std::vector<std::string>& args);

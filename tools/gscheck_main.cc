@@ -26,6 +26,7 @@ constexpr Command kCommands[] = {
      "check a known-failures file: unused, too wide, or forgiving injected bugs"},
     {"list-backends", cmd_list_backends, "list the backends of this build and their contracts"},
     {"export", cmd_export, "write seeded cases with the reference's outcome as case files"},
+    {"bench", cmd_bench, "time a backend on problems (checked on every call) against a copy"},
 };
 // ---- End of the command table.
 

@@ -225,6 +225,12 @@ void WorkerCgroup::cap_memory_above_current(uint64_t bytes) {
   write_text(dir + (version_ == 2 ? "/memory.max" : "/memory.limit_in_bytes"), std::to_string(cap));
 }
 
+int64_t WorkerCgroup::tasks() const {
+  if (!version_) return -1;
+  const std::string text = read_text((version_ == 2 ? dirs_[0] : dirs_[1]) + "/pids.current");
+  return text.empty() ? -1 : std::strtoll(text.c_str(), nullptr, 10);
+}
+
 bool WorkerCgroup::oom_killed() const {
   if (!version_) return false;
   const std::string& dir = dirs_[0];

@@ -34,6 +34,8 @@ class WorkerCgroup {
   void close_join_fds();
   /// Caps the group's memory at `bytes` above what it uses now.
   void cap_memory_above_current(uint64_t bytes);
+  /// Processes and threads in the group now (the kernel's pids.current); -1 without a group.
+  int64_t tasks() const;
   /// True when the kernel OOM-killed a process of the group since create().
   bool oom_killed() const;
   /// SIGKILLs every process left in the group.

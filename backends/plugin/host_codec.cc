@@ -80,7 +80,7 @@ uint64_t put_tensor(unsigned char* base, uint64_t at, const Tensor& t, w::WireTe
 }
 
 // Where the guards around an output were changed, in words, or "": `map` is "out" from 0 at
-// layout `l`. The guard pages are zero (gscheck punches "out" empty after every call) and the
+// layout `l`. The guard pages are zero (the worker zeroes them before the call) and the
 // guard bytes kGuardByte, unless something wrote them however it got at them (an mprotect()ed
 // guard page, a mapping of its own).
 std::string changed_guard(const unsigned char* map, const w::OutputLayout& l, uint64_t payload,
@@ -153,8 +153,7 @@ uint64_t input_bytes(const Case& c) {
   return bytes;
 }
 
-std::string write_inputs(const Case& c, int64_t max_output_bytes, Clock::time_point deadline,
-                         int& fd, uint64_t& total) {
+std::string write_inputs(const Case& c, int64_t max_output_bytes, int& fd, uint64_t& total) {
   const std::optional<Tensor>* inputs[w::kInputs] = {&c.params, &c.indices, &c.updates,
                                                      &c.tensor, &c.shape,   &c.axis};
   total = align64(sizeof(w::WireCall));
@@ -175,8 +174,6 @@ std::string write_inputs(const Case& c, int64_t max_output_bytes, Clock::time_po
   wc.semantics = static_cast<int32_t>(c.semantics);
   wc.batch_dims = c.batch_dims;
   wc.max_bytes = max_output_bytes;
-  wc.deadline_ns =
-      std::chrono::duration_cast<std::chrono::nanoseconds>(deadline.time_since_epoch()).count();
   wc.policy_offset = policy_at;
   wc.policy_size = c.bad_indices_policy.size();
   if (!c.bad_indices_policy.empty())

@@ -17,8 +17,7 @@ uint64_t input_bytes(const Case& c);
 /// Lays the call out in a fresh "in" memfd: WireCall, then per input its dims and data, 64-byte
 /// aligned, and seals it (no write, grow or shrink, by anyone, from then on). Sets `fd` (the
 /// caller closes it) and `total` (the bytes used); returns "" or why it could not.
-std::string write_inputs(const Case& c, int64_t max_output_bytes, Clock::time_point deadline,
-                         int& fd, uint64_t& total);
+std::string write_inputs(const Case& c, int64_t max_output_bytes, int& fd, uint64_t& total);
 
 /// A decoded result; `restart` when the worker is suspect and must be killed.
 struct Decoded {
@@ -34,8 +33,7 @@ struct Decoded {
 Decoded read_result(const std::string& payload, const std::string& fault, int out_mem,
                     int64_t max_bytes, const LogTail& log);
 
-/// Empties "out" after a call (its size stays: it is sealed): its pages go back, and the next
-/// call's guard pages start as zeros, whatever this call's output left there.
+/// Empties "out" after a call (its size stays: it is sealed): its pages go back to the system.
 void release_pages(int fd);
 
 }  // namespace gscheck::plugin

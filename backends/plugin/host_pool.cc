@@ -5,6 +5,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <functional>
+#include <memory>
 #include <cerrno>
 #include <condition_variable>
 #include <cstdio>
@@ -57,6 +60,23 @@ struct Contract {
   std::string name;
 };
 
+// A case's inputs laid out in a sealed "in" memfd once, for many calls of it (prepare()).
+struct LaidOutCall {
+  int fd = -1;
+  uint64_t bytes = 0;
+  uint64_t id = next_id();  // CallFrame::input_id
+  static uint64_t next_id() {
+    static std::atomic<uint64_t> last{0};
+    return ++last;
+  }
+  LaidOutCall() = default;
+  LaidOutCall(const LaidOutCall&) = delete;
+  LaidOutCall& operator=(const LaidOutCall&) = delete;
+  ~LaidOutCall() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
 // One worker of the pool: its process, started, and calls through it.
 class Worker {
  public:
@@ -106,8 +126,9 @@ class Worker {
   bool stale() const { return stale_; }
   void stop() { proc_.stop(); }
 
-  // One call; a failure that leaves the worker suspect kills it (alive() turns false).
-  Outcome call(const Case& c) {
+  // One call; a failure that leaves the worker suspect kills it (alive() turns false). `sealed`:
+  // the case's inputs laid out and sealed already (prepare()), else they are written here.
+  Outcome call(const Case& c, const LaidOutCall* sealed = nullptr, double* took = nullptr) {
     const uint32_t id = ++calls_;
     stale_ = false;
     const double timeout = opt_.timeout_seconds > 0 ? opt_.timeout_seconds : 0;
@@ -118,13 +139,18 @@ class Worker {
     auto deadline = after(seconds_allowed);
     double allowed = seconds_allowed;
     bool extended = false;
-    int in_fd = -1;
-    uint64_t in_bytes = 0;
+    int in_fd = sealed ? sealed->fd : -1;
+    uint64_t in_bytes = sealed ? sealed->bytes : 0;
     const std::string written =
-        plugin::write_inputs(c, opt_.max_output_bytes, deadline, in_fd, in_bytes);
-    const uint64_t msg = in_bytes;
+        sealed ? "" : plugin::write_inputs(c, opt_.max_output_bytes, in_fd, in_bytes);
+    const w::CallFrame msg{
+        in_bytes,
+        std::chrono::duration_cast<std::chrono::nanoseconds>(deadline.time_since_epoch()).count(),
+        sealed ? sealed->id : 0};
+    const int64_t tasks_before = opt_.no_work_past_call ? proc_.tasks() : -1;
+    const auto sent_at = Clock::now();
     const bool sent = written.empty() && proc_.send(w::Msg::kCall, id, &msg, sizeof msg, in_fd);
-    if (in_fd >= 0) ::close(in_fd);  // the worker holds its own reference
+    if (!sealed && in_fd >= 0) ::close(in_fd);  // the worker holds its own reference
     if (!written.empty()) {
       proc_.kill_group();
       return internal(written);
@@ -173,12 +199,26 @@ class Worker {
       } else if (f.type == w::Msg::kFault) {
         fault = sanitize(f.payload);
       } else if (f.type == w::Msg::kResult) {
+        if (took) *took = std::chrono::duration<double>(Clock::now() - sent_at).count();
         plugin::Decoded d = plugin::read_result(f.payload, fault, proc_.out_mem(),
                                                 opt_.max_output_bytes, proc_.log());
         if (d.restart) {
           proc_.kill_group();
-        } else {
+        } else if (!sealed) {
+          // A prepared call (gscheck bench) keeps the pages for the next one: a timed call
+          // should not pay for faulting in zeroed pages that the run before gave back.
           plugin::release_pages(proc_.out_mem());
+        }
+        if (tasks_before >= 0 && alive()) {
+          // Work the call started and left running would finish off gscheck's clock.
+          if (const int64_t after = proc_.tasks(); after > tasks_before) {
+            proc_.kill_group();
+            return internal("work left running past the call: the worker ran " +
+                            std::to_string(tasks_before) + " processes and threads when the "
+                            "call began and " + std::to_string(after) +
+                            " when it answered; its process group was killed" +
+                            proc_.log().tail());
+          }
         }
         return std::move(d.outcome);
       } else {
@@ -228,6 +268,26 @@ class PluginBackend final : public Backend {
 
   Outcome run(const Case& c) override {
     if (Status admitted = admit(caps_, c); !admitted.ok()) return admitted.error();
+    return run_on_worker(c, nullptr, nullptr);
+  }
+
+  std::function<TimedOutcome()> prepare(const Case& c) override {
+    const auto answer = [](Outcome o) { return [o = std::move(o)] { return TimedOutcome{o, 0}; }; };
+    if (Status admitted = admit(caps_, c); !admitted.ok()) return answer(admitted.error());
+    auto in = std::make_shared<LaidOutCall>();
+    if (std::string e = plugin::write_inputs(c, opt_.max_output_bytes, in->fd, in->bytes);
+        !e.empty())
+      return answer(internal(e));
+    return [this, &c, in] {
+      double took = 0;
+      Outcome o = run_on_worker(c, in.get(), &took);
+      return TimedOutcome{std::move(o), took};
+    };
+  }
+
+ private:
+  // `took`: where to put the time from sending the call to its result frame.
+  Outcome run_on_worker(const Case& c, const LaidOutCall* in, double* took) {
     std::unique_ptr<Worker> wk;
     {
       std::unique_lock lock(mu_);
@@ -249,7 +309,7 @@ class PluginBackend final : public Backend {
           return internal("cannot start a fresh plugin worker: " + started.error().message);
         }
       }
-      Outcome o = wk->call(c);
+      Outcome o = wk->call(c, in, took);
       if (wk->stale() && attempt == 0) {
         wk.reset();  // its group is dead; the case runs again on a fresh worker
         continue;
@@ -264,7 +324,6 @@ class PluginBackend final : public Backend {
     }
   }
 
- private:
   void give_back(std::unique_ptr<Worker> wk) {
     {
       std::lock_guard lock(mu_);

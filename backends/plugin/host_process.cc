@@ -1,5 +1,6 @@
 #include "backends/plugin/host_process.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -375,6 +376,26 @@ std::string WorkerProcess::death_reason(Wait how) {
            "pipe) during the call";
   return "plugin worker exited with status " + std::to_string(WEXITSTATUS(st)) +
          " during the call (exit() inside the plugin?)";
+}
+
+int64_t WorkerProcess::tasks() const {
+  if (const int64_t n = cgroup_.tasks(); n >= 0) return n;
+  if (pid_ <= 0) return 0;
+  int64_t n = 0;
+  DIR* proc = ::opendir("/proc");
+  if (!proc) return -1;
+  while (const dirent* e = ::readdir(proc)) {
+    const pid_t p = static_cast<pid_t>(std::atol(e->d_name));
+    if (p <= 0 || ::getpgid(p) != pid_) continue;
+    const std::string tasks = "/proc/" + std::string(e->d_name) + "/task";
+    if (DIR* t = ::opendir(tasks.c_str())) {
+      while (const dirent* te = ::readdir(t))
+        if (te->d_name[0] != '.') ++n;
+      ::closedir(t);
+    }
+  }
+  ::closedir(proc);
+  return n;
 }
 
 void WorkerProcess::stop() {

@@ -60,6 +60,9 @@ class WorkerProcess {
   /// Caps the worker's memory (where it has a cgroup) at `bytes` above what it uses now.
   void cap_memory(uint64_t bytes) { cgroup_.cap_memory_above_current(bytes); }
   const LogTail& log() const { return log_; }
+  /// Processes and threads the worker runs now: its cgroup's count, else the threads of every
+  /// process in its process group (gscheck bench: no work may outlive a timed call).
+  int64_t tasks() const;
 
  private:
   void drain_log(int wait_ms);

@@ -49,7 +49,7 @@ inline constexpr uint64_t kBytesPerSecond = uint64_t{64} << 20;
 
 enum class Msg : uint32_t {
   // gscheck -> worker
-  kCall = 1,  // payload: uint64 bytes of "in" in use; its memfd rides along (SCM_RIGHTS)
+  kCall = 1,  // payload: CallFrame; the call's memfd rides along (SCM_RIGHTS)
   // worker -> gscheck
   kHello = 100,  // payload: WireContract + name
   kReady,        // init() returned OK; calls may start
@@ -92,6 +92,17 @@ struct WireTensor {
   uint64_t data_bytes;
 };
 
+// The payload of kCall. The deadline travels here, not in "in": one sealed "in" may serve many
+// calls (gscheck bench lays a case out once and times only the calls).
+struct CallFrame {
+  uint64_t in_bytes;    // bytes of "in" in use
+  int64_t deadline_ns;  // CLOCK_MONOTONIC time at which the worker is killed
+  // Nonzero: this "in" was laid out once for many calls, and the id names it (unique within the
+  // gscheck process); what the worker derives from the inputs alone (the output's poison byte,
+  // a scan of the whole params) it may keep for the next call with the same id.
+  uint64_t input_id;
+};
+
 // At offset 0 of "in".
 struct WireCall {
   uint32_t magic;
@@ -100,7 +111,6 @@ struct WireCall {
   int32_t reserved;
   int64_t batch_dims;
   int64_t max_bytes;
-  int64_t deadline_ns;
   uint64_t policy_offset;
   uint64_t policy_size;
   WireTensor inputs[kInputs];

@@ -13,6 +13,8 @@
 #include <cstring>
 #include <exception>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "backends/plugin/wire.h"
 #include "backends/plugin/worker_fault_guard.h"
@@ -159,16 +161,41 @@ bool no_children_left(const WorkerState& state) {
 }
 
 // The call on mapped inputs.
-void serve_mapped(WorkerState& state, const unsigned char* base, uint64_t in_bytes) {
+// The output's poison byte for these inputs (a scan of all of params).
+uint8_t poison_for(const unsigned char* base, uint64_t in_bytes) {
+  if (in_bytes < sizeof(WireCall)) return output_poison(0, GSC_STRING, nullptr, 0);
+  WireCall wc;
+  std::memcpy(&wc, base, sizeof wc);
+  const WireTensor& params = wc.inputs[0];
+  const bool inside = params.present && params.data_offset <= in_bytes &&
+                      params.data_bytes <= in_bytes - params.data_offset;
+  return output_poison(wc.op, params.dtype, inside ? base + params.data_offset : nullptr,
+                       inside ? params.data_bytes : 0);
+}
+
+// Inputs laid out once for many calls (CallFrame::input_id != 0) stay mapped, with their poison,
+// for the next call with the same id: gscheck bench times the calls, not the page faults of
+// mapping a table again nor the scan for the poison. The 8 most recent are kept.
+struct KeptInput {
+  uint64_t id;
+  void* base;
+  uint64_t bytes;
+  uint8_t poison;
+};
+std::vector<KeptInput>& kept_inputs() {
+  static std::vector<KeptInput> kept;
+  return kept;
+}
+
+void serve_mapped(WorkerState& state, const unsigned char* base, uint64_t in_bytes,
+                  const CallFrame& frame, uint8_t poison) {
   WireCall wc;
   std::memcpy(&wc, base, sizeof wc);
   InputViews views(state.cuda);
   if (!read_inputs(state, base, in_bytes, wc, views)) return;
   Output out(state);
   out.max_bytes = wc.max_bytes;
-  const WireTensor& params = wc.inputs[0];
-  out.poison = output_poison(
-      wc.op, params.dtype, params.present ? base + params.data_offset : nullptr, params.data_bytes);
+  out.poison = poison;
   gsc_call call{};
   call.op = wc.op;
   call.semantics = wc.semantics;
@@ -185,7 +212,7 @@ void serve_mapped(WorkerState& state, const unsigned char* base, uint64_t in_byt
   call.alloc_output = &alloc_output;
   call.alloc_ctx = &out;
   call.max_bytes = wc.max_bytes;
-  call.deadline_ns = wc.deadline_ns;
+  call.deadline_ns = frame.deadline_ns;
   call.set_string = &set_string;
   gsc_result result{};
   int32_t code = GSC_INTERNAL;
@@ -227,7 +254,31 @@ std::vector<pid_t> live_children() {
   return out;
 }
 
-void serve_call(WorkerState& state, uint64_t in_bytes) {
+void serve_call(WorkerState& state, const CallFrame& frame) {
+  const uint64_t in_bytes = frame.in_bytes;
+  if (frame.input_id) {
+    auto& kept = kept_inputs();
+    auto it = std::find_if(kept.begin(), kept.end(),
+                           [&](const KeptInput& k) { return k.id == frame.input_id; });
+    if (it == kept.end() || it->bytes != in_bytes) {
+      void* in = ::mmap(nullptr, in_bytes, PROT_READ, MAP_SHARED, kInMemFd, 0);
+      if (in == MAP_FAILED || in_bytes < sizeof(WireCall)) {
+        fail(Ending::kFailedRestart, "worker cannot map the call's inputs");
+        return;
+      }
+      if (kept.size() >= 8) {
+        ::munmap(kept.front().base, kept.front().bytes);
+        kept.erase(kept.begin());
+      }
+      const auto* base = static_cast<const unsigned char*>(in);
+      kept.push_back({frame.input_id, in, in_bytes, poison_for(base, in_bytes)});
+      it = kept.end() - 1;
+    }
+    const auto lo = reinterpret_cast<uintptr_t>(it->base);
+    set_range(Guarded::kInputs, lo, lo + in_bytes, "its read-only inputs");
+    serve_mapped(state, static_cast<const unsigned char*>(it->base), in_bytes, frame, it->poison);
+    return;
+  }
   void* in = ::mmap(nullptr, in_bytes, PROT_READ, MAP_SHARED, kInMemFd, 0);
   if (in == MAP_FAILED || in_bytes < sizeof(WireCall)) {
     fail(Ending::kFailedRestart, "worker cannot map the call's inputs");
@@ -240,10 +291,11 @@ void serve_call(WorkerState& state, uint64_t in_bytes) {
   } unmap{in, in_bytes};
   const auto lo = reinterpret_cast<uintptr_t>(in);
   set_range(Guarded::kInputs, lo, lo + in_bytes, "its read-only inputs");
-  serve_mapped(state, static_cast<const unsigned char*>(in), in_bytes);
+  const auto* base = static_cast<const unsigned char*>(in);
+  serve_mapped(state, base, in_bytes, frame, poison_for(base, in_bytes));
 }
 
-void serve_call_forked(WorkerState& state, uint64_t in_bytes) {
+void serve_call_forked(WorkerState& state, const CallFrame& frame) {
   auto* replied = static_cast<volatile int*>(
       ::mmap(nullptr, sizeof(int), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0));
   if (replied == MAP_FAILED) {
@@ -263,7 +315,7 @@ void serve_call_forked(WorkerState& state, uint64_t in_bytes) {
     // for leftover children sees them; and the call cannot signal the worker serving the next.
     ::prctl(PR_SET_CHILD_SUBREAPER, 1);
     if (state.seccomp) deny_signals_to_parent(state.gscheck);
-    serve_call(state, in_bytes);
+    serve_call(state, frame);
     if (lost_pipes()) ::_exit(kExitLostPipes);  // its reply never reached gscheck
     *replied = 1;
     ::_exit(0);

@@ -126,15 +126,15 @@ int frame_loop(WorkerState& state) {
   for (;;) {
     FrameHeader h{};
     if (!read_call_header(h)) break;  // gscheck closed the socket: done
-    uint64_t in_bytes = 0;
+    CallFrame frame{};
     if (h.magic != kMagic || h.type != static_cast<uint32_t>(Msg::kCall) ||
-        h.size != sizeof in_bytes || !read_all(kCommandFd, &in_bytes, sizeof in_bytes))
+        h.size != sizeof frame || !read_all(kCommandFd, &frame, sizeof frame))
       return 3;
     set_current_call(h.call_id);
     if (state.fork_per_call) {
-      serve_call_forked(state, in_bytes);
+      serve_call_forked(state, frame);
     } else {
-      serve_call(state, in_bytes);
+      serve_call(state, frame);
     }
     ::close(kInMemFd);  // the call's inputs are freed with gscheck's copy
     if (lost_pipes()) ::_exit(kExitLostPipes);

@@ -61,6 +61,10 @@ bool map_output(Output* o) {
                    MAP_SHARED | MAP_FIXED, kOutMemFd, 0);
   if (m == MAP_FAILED) return false;
   o->map = static_cast<unsigned char*>(m);
+  // gscheck reads the guard pages as zeros after the call; "out" may hold an earlier call's
+  // output there when gscheck kept its pages (a prepared call of gscheck bench).
+  std::memset(o->map, 0, page);
+  std::memset(o->map + page + o->region_bytes, 0, page);
   ::mprotect(o->map, page, PROT_NONE);
   ::mprotect(o->map + page + o->region_bytes, page, PROT_NONE);
   const auto base = reinterpret_cast<uintptr_t>(o->map);
