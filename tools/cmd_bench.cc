@@ -53,7 +53,7 @@ constexpr const char* kUsage =
     "  --backend NAME   the backend timed (default: cuda-emu when built, else reference)\n"
     "  --against LIST   backends timed on the same inputs for a ratio, comma-separated\n"
     "                   (default: reference; 'none' for none)\n"
-    "  --problems FILE  problems file (JSON: bench/problems/README.md)\n"
+    "  --problems FILE  problems file (JSON: docs/performance.md \"Problems files\")\n"
     "  --filter REGEX   only the problems whose name matches (ECMAScript regex, searched)\n"
     "  --seed S         input seed (default 1: the same inputs on every run)\n"
     "  --sets K         input sets per problem, used in turn (default 3, at least 2)\n"
@@ -294,10 +294,12 @@ json result_json(const ProblemRun& pr, const Result& r, const std::string& name)
   return j;
 }
 
-// A backend's name in the table: a plugin by its file name.
+// A backend's name in the table: a plugin or a Python module by its file name.
 std::string short_name(const std::string& name) {
-  if (name.rfind("plugin:", 0) != 0) return name;
-  return "plugin:" + std::filesystem::path(name.substr(7)).filename().string();
+  for (const char* kind : {"plugin:", "python:"})
+    if (name.rfind(kind, 0) == 0)
+      return kind + std::filesystem::path(name.substr(7)).filename().string();
+  return name;
 }
 
 std::string machine_cpu() {

@@ -57,8 +57,11 @@ bool map_output(Output* o) {
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (r == MAP_FAILED) return false;
   o->reserve = static_cast<unsigned char*>(r);
+  // MAP_POPULATE: the poison is written over every payload page before run() anyway; one
+  // populate costs less than a write fault per page (gscheck bench, 2026-12-05: see
+  // docs/performance.md "gscheck's cost per call").
   void* m = ::mmap(o->reserve + kReserveBytes, o->map_bytes, PROT_READ | PROT_WRITE,
-                   MAP_SHARED | MAP_FIXED, kOutMemFd, 0);
+                   MAP_SHARED | MAP_FIXED | MAP_POPULATE, kOutMemFd, 0);
   if (m == MAP_FAILED) return false;
   o->map = static_cast<unsigned char*>(m);
   // gscheck reads the guard pages as zeros after the call; "out" may hold an earlier call's
