@@ -14,13 +14,13 @@ namespace {
 using nlohmann::json;
 
 constexpr std::pair<IndexPattern, std::string_view> kPatterns[] = {
-    {IndexPattern::kUniform, "uniform"},   {IndexPattern::kSorted, "sorted"},
+    {IndexPattern::kUniform, "uniform"},         {IndexPattern::kSorted, "sorted"},
     {IndexPattern::kPermutation, "permutation"}, {IndexPattern::kZipf, "zipf"},
-    {IndexPattern::kHotKey, "hot_key"},    {IndexPattern::kOutOfBounds, "out_of_bounds_1pct"},
+    {IndexPattern::kHotKey, "hot_key"},          {IndexPattern::kOutOfBounds, "out_of_bounds_1pct"},
 };
 
-const char* const kFields[] = {"op",          "dtype",       "index_dtype", "slice_bytes",
-                               "indices",     "table_bytes", "index_count", "semantics"};
+const char* const kFields[] = {"op",      "dtype",       "index_dtype", "slice_bytes",
+                               "indices", "table_bytes", "index_count", "semantics"};
 
 std::string bytes_text(int64_t b) {
   if (b % (int64_t{1} << 30) == 0) return std::to_string(b >> 30) + "GiB";
@@ -111,8 +111,8 @@ std::vector<int64_t> draw_rows(const BenchProblem& p, Rng& rng) {
       const double log_rows = std::log(static_cast<double>(rows) + 1);
       for (auto& v : ix) {
         const double u = (rng.next() >> 11) * 0x1.0p-53;
-        const auto rank = std::min<uint64_t>(
-            static_cast<uint64_t>(std::exp(u * log_rows)) - 1, rows - 1);  // P(k) ~ 1/(k+1)
+        const auto rank = std::min<uint64_t>(static_cast<uint64_t>(std::exp(u * log_rows)) - 1,
+                                             rows - 1);  // P(k) ~ 1/(k+1)
         v = static_cast<int64_t>((static_cast<unsigned __int128>(a) * rank + b) % rows);
       }
       break;
@@ -124,7 +124,8 @@ std::vector<int64_t> draw_rows(const BenchProblem& p, Rng& rng) {
   return ix;
 }
 
-Expected<Tensor> index_tensor(const BenchProblem& p, const std::vector<int64_t>& rows, Shape shape) {
+Expected<Tensor> index_tensor(const BenchProblem& p, const std::vector<int64_t>& rows,
+                              Shape shape) {
   auto t = Tensor::uninitialized(p.index_dtype, std::move(shape), INT64_MAX);
   if (!t.ok()) return t.error();
   for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -174,7 +175,8 @@ Expected<BenchProblem> one_problem(const json& o, std::size_t at) {
                                    [&](const auto& e) { return v.is_string() && e.second == v; });
       if (it == std::end(kPatterns)) {
         std::string names;
-        for (const auto& e : kPatterns) names += (names.empty() ? "" : ", ") + std::string(e.second);
+        for (const auto& e : kPatterns)
+          names += (names.empty() ? "" : ", ") + std::string(e.second);
         return field_error(at, key, "is not an index pattern (" + names + "): " + v.dump());
       }
       p.pattern = it->first;
@@ -186,16 +188,17 @@ Expected<BenchProblem> one_problem(const json& o, std::size_t at) {
     } else if (key == "slice_bytes" || key == "table_bytes" || key == "index_count") {
       auto n = positive(v, at, key.c_str());
       if (!n.ok()) return n.error();
-      (key == "slice_bytes" ? p.slice_bytes : key == "table_bytes" ? p.table_bytes : p.index_count) =
-          *n;
+      (key == "slice_bytes"   ? p.slice_bytes
+       : key == "table_bytes" ? p.table_bytes
+                              : p.index_count) = *n;
     } else {
       std::string names;
       for (const char* f : kFields) names += (names.empty() ? "" : ", ") + std::string(f);
       return field_error(at, key, "is not a problem field (" + names + ")");
     }
   }
-  if (!p.semantics_given) p.semantics = resolve_semantics(p, {std::begin(kAllSemantics),
-                                                              std::end(kAllSemantics)});
+  if (!p.semantics_given)
+    p.semantics = resolve_semantics(p, {std::begin(kAllSemantics), std::end(kAllSemantics)});
   const auto elem = static_cast<int64_t>(dtype_size(p.dtype));
   if (p.slice_bytes <= 0 || p.slice_bytes % elem != 0)
     return field_error(at, "slice_bytes",

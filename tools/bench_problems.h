@@ -4,10 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/case.h"
 #include "core/status.h"
@@ -31,10 +30,10 @@ struct BenchProblem {
   Op op = Op::kGather;
   DType dtype = DType::kFloat32;
   DType index_dtype = DType::kInt32;
-  int64_t slice_bytes = 64;            ///< bytes of one row of the table (a multiple of dtype's)
+  int64_t slice_bytes = 64;  ///< bytes of one row of the table (a multiple of dtype's)
   IndexPattern pattern = IndexPattern::kUniform;
-  int64_t table_bytes = 1 << 20;       ///< params (gathers) or the output tensor (scatters)
-  int64_t index_count = 1024;          ///< index rows
+  int64_t table_bytes = 1 << 20;  ///< params (gathers) or the output tensor (scatters)
+  int64_t index_count = 1024;     ///< index rows
   Semantics semantics = Semantics::kTfCpu;
   /// The file named the semantics; else the timed backend's first claimed one is used (where
   /// out-of-bounds rows compute, for that pattern): resolve_semantics().

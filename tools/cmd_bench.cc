@@ -13,10 +13,9 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
-
-#include <nlohmann/json.hpp>
 
 #include "compare/compare.h"
 #include "reports/atomic_file.h"
@@ -63,7 +62,8 @@ constexpr const char* kUsage =
     "  --report FILE    write the JSON bench report (reports/bench_report.schema.json); '-':\n"
     "                   on stdout (the table then goes to stderr)\n"
     "  --benchmark-out FILE  Google Benchmark's own JSON too (for its tools/compare.py)\n"
-    "  --max-bytes N    memory budget for one call's tensors (default 4294967296)\n" GSCHECK_PLUGIN_USAGE
+    "  --max-bytes N    memory budget for one call's tensors (default "
+    "4294967296)\n" GSCHECK_PLUGIN_USAGE
     "  Exit status: 0 nothing FAILED, 1 a problem FAILED on a backend, 2 bad command line or\n"
     "  problems file, 3 a report could not be written.\n";
 
@@ -73,15 +73,15 @@ int usage_error(const std::string& message) { return value_error("gscheck bench"
 struct Result {
   std::string verdict = "PASSED";  // PASSED, FAILED, UNIMPLEMENTED
   std::string reason;
-  std::vector<double> samples;  // seconds per call, one per repetition
+  std::vector<double> samples;          // seconds per call, one per repetition
   std::map<std::string, double> stats;  // Google Benchmark's aggregates: median, min, p90, rmad
   bool timed() const { return verdict == "PASSED" && stats.count("median"); }
 };
 
 struct ProblemRun {
   BenchProblem problem;
-  std::string skipped;       // why nothing was timed (the reference refused the inputs)
-  Result copy;               // memcpy of bytes_moved()/2 bytes: the same bytes counted
+  std::string skipped;          // why nothing was timed (the reference refused the inputs)
+  Result copy;                  // memcpy of bytes_moved()/2 bytes: the same bytes counted
   std::vector<Result> results;  // the backend, then each --against
 };
 
@@ -238,8 +238,8 @@ class Collector : public benchmark::BenchmarkReporter {
   bool ReportContext(const Context& context) override {
     cpus = context.cpu_info.num_cpus;
     for (const auto& c : context.cpu_info.caches)
-      caches.push_back(json{{"level", c.level}, {"type", c.type}, {"bytes", c.size},
-                            {"shared_by", c.num_sharing}});
+      caches.push_back(json{
+          {"level", c.level}, {"type", c.type}, {"bytes", c.size}, {"shared_by", c.num_sharing}});
     return true;
   }
   void ReportRuns(const std::vector<Run>& runs) override {
@@ -260,7 +260,8 @@ class Collector : public benchmark::BenchmarkReporter {
       } else if (run.aggregate_unit == benchmark::kPercentage) {
         r.stats[run.aggregate_name] = run.real_accumulated_time;
       } else {
-        r.stats[run.aggregate_name] = run.real_accumulated_time / static_cast<double>(run.iterations);
+        r.stats[run.aggregate_name] =
+            run.real_accumulated_time / static_cast<double>(run.iterations);
       }
     }
   }
@@ -317,10 +318,9 @@ std::string machine_cpu() {
 
 int cmd_bench(const std::vector<std::string>& args) {
   std::vector<OptionSpec> specs = {
-      {"--backend", true},     {"--against", true},     {"--problems", true},
-      {"--filter", true},      {"--seed", true},        {"--sets", true},
-      {"--min-time", true},    {"--repetitions", true}, {"--report", true},
-      {"--benchmark-out", true}, {"--max-bytes", true}};
+      {"--backend", true}, {"--against", true},       {"--problems", true}, {"--filter", true},
+      {"--seed", true},    {"--sets", true},          {"--min-time", true}, {"--repetitions", true},
+      {"--report", true},  {"--benchmark-out", true}, {"--max-bytes", true}};
   for (const auto& s : plugin_option_specs()) specs.push_back(s);
   const CommandLine line = parse_command_line(args, specs, "gscheck bench", kUsage);
   if (!line.args) return line.exit_status;
@@ -331,9 +331,9 @@ int cmd_bench(const std::vector<std::string>& args) {
   Bench bench;
   int64_t max_bytes = kDefaultMaxCaseBytes, repetitions = 5;
   double min_time = 0.05;
-  for (const auto& [name, target, lo, hi] :
-       {std::tuple<const char*, int64_t*, int64_t, int64_t>{"--max-bytes", &max_bytes, 1, INT64_MAX},
-        {"--repetitions", &repetitions, 1, 1000}}) {
+  for (const auto& [name, target, lo, hi] : {std::tuple<const char*, int64_t*, int64_t, int64_t>{
+                                                 "--max-bytes", &max_bytes, 1, INT64_MAX},
+                                             {"--repetitions", &repetitions, 1, 1000}}) {
     if (auto v = parsed.value(name)) {
       auto n = parse_int_option(name, *v, lo, hi);
       if (!n.ok()) return usage_error(n.error().message);
@@ -356,16 +356,18 @@ int cmd_bench(const std::vector<std::string>& args) {
     if (end == v->c_str() || *end || !(min_time > 0 && min_time <= 3600))
       return usage_error("--min-time: expected seconds in (0, 3600], got '" + *v + "'");
   }
-  const std::string problems_path = parsed.value("--problems").value_or(
-      std::filesystem::exists("bench/problems/default.json")
-          ? "bench/problems/default.json"
-          : std::string(GSCHECK_SOURCE_DIR) + "/bench/problems/default.json");
+  const std::string problems_path =
+      parsed.value("--problems")
+          .value_or(std::filesystem::exists("bench/problems/default.json")
+                        ? "bench/problems/default.json"
+                        : std::string(GSCHECK_SOURCE_DIR) + "/bench/problems/default.json");
   auto problems = read_problems(problems_path);
   if (!problems.ok()) return usage_error(problems.error().message);
   if (auto f = parsed.value("--filter")) {
     try {
       const std::regex re(*f);
-      std::erase_if(*problems, [&](const BenchProblem& p) { return !std::regex_search(p.name(), re); });
+      std::erase_if(*problems,
+                    [&](const BenchProblem& p) { return !std::regex_search(p.name(), re); });
     } catch (const std::regex_error& e) {
       return usage_error("--filter: not a regular expression: '" + *f + "' (" + e.what() + ")");
     }
@@ -503,10 +505,12 @@ int cmd_bench(const std::vector<std::string>& args) {
     for (std::size_t w = 0; w < bench.names.size(); ++w) {
       const Result& r = pr.results[w];
       json rj = result_json(pr, r, bench.backends[w]->capabilities().name);
-      if (!copy_ok && r.verdict == "PASSED") rj = {{"backend", bench.names[w]}, {"verdict", "SKIPPED"}, {"reason", pr.copy.reason}};
+      if (!copy_ok && r.verdict == "PASSED")
+        rj = {{"backend", bench.names[w]}, {"verdict", "SKIPPED"}, {"reason", pr.copy.reason}};
       if (r.verdict == "FAILED") ++failed;
       std::fprintf(text, "%-58s %-22s %10s", w == 0 ? p.name().c_str() : "",
-                   short_name(bench.names[w]).substr(0, 22).c_str(), rj["verdict"].get<std::string>().c_str());
+                   short_name(bench.names[w]).substr(0, 22).c_str(),
+                   rj["verdict"].get<std::string>().c_str());
       if (r.timed() && copy_ok) {
         const double ratio_copy = pr.copy.stats.at("median") / r.stats.at("median");
         rj["ratio_to_copy"] = ratio_copy;
@@ -518,9 +522,11 @@ int cmd_bench(const std::vector<std::string>& args) {
           if (a == w) continue;
           const Result& other = pr.results[a];
           if (!other.timed()) continue;
-          ratios[bench.backends[a]->capabilities().name] = other.stats.at("median") / r.stats.at("median");
+          ratios[bench.backends[a]->capabilities().name] =
+              other.stats.at("median") / r.stats.at("median");
           if (w == 0)
-            std::fprintf(text, " %9s", fixed(other.stats.at("median") / r.stats.at("median"), 2).c_str());
+            std::fprintf(text, " %9s",
+                         fixed(other.stats.at("median") / r.stats.at("median"), 2).c_str());
         }
         if (!ratios.empty()) rj["speedup_over"] = ratios;
       }
@@ -541,8 +547,8 @@ int cmd_bench(const std::vector<std::string>& args) {
   if (!report_path.empty()) {
     json backends_json = json::array();
     for (const auto& b : bench.backends)
-      backends_json.push_back({{"name", b->capabilities().name},
-                               {"containment", b->capabilities().containment}});
+      backends_json.push_back(
+          {{"name", b->capabilities().name}, {"containment", b->capabilities().containment}});
     json report{{"gscheck_bench_report", 1},
                 {"tool", reports::tool_version()},
                 {"commit", reports::git_commit()},
@@ -552,10 +558,10 @@ int cmd_bench(const std::vector<std::string>& args) {
                 {"elapsed_s", elapsed},
                 {"seed", bench.seed},
                 {"problems_file", problems_path},
-                {"settings", {{"sets", bench.sets}, {"min_time_s", min_time},
-                              {"repetitions", repetitions}}},
-                {"machine", {{"cpu", machine_cpu()}, {"cpus", collector.cpus},
-                             {"caches", collector.caches}}},
+                {"settings",
+                 {{"sets", bench.sets}, {"min_time_s", min_time}, {"repetitions", repetitions}}},
+                {"machine",
+                 {{"cpu", machine_cpu()}, {"cpus", collector.cpus}, {"caches", collector.caches}}},
                 {"backends", backends_json},
                 {"failed", failed},
                 {"problems", problems_json}};

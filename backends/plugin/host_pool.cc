@@ -6,12 +6,12 @@
 
 #include <algorithm>
 #include <atomic>
-#include <functional>
-#include <memory>
 #include <cerrno>
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <system_error>
 #include <thread>
@@ -214,10 +214,11 @@ class Worker {
           if (const int64_t after = proc_.tasks(); after > tasks_before) {
             proc_.kill_group();
             return internal("work left running past the call: the worker ran " +
-                            std::to_string(tasks_before) + " processes and threads when the "
-                            "call began and " + std::to_string(after) +
-                            " when it answered; its process group was killed" +
-                            proc_.log().tail());
+                            std::to_string(tasks_before) +
+                            " processes and threads when the "
+                            "call began and " +
+                            std::to_string(after) +
+                            " when it answered; its process group was killed" + proc_.log().tail());
           }
         }
         return std::move(d.outcome);
