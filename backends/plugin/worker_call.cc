@@ -194,6 +194,7 @@ void serve_mapped(WorkerState& state, const unsigned char* base, uint64_t in_byt
   InputViews views(state.cuda);
   if (!read_inputs(state, base, in_bytes, wc, views)) return;
   Output out(state);
+  out.keep_mapping = frame.input_id != 0;
   out.max_bytes = wc.max_bytes;
   out.poison = poison;
   gsc_call call{};

@@ -40,6 +40,21 @@ bool size_output(Output* o, int32_t dtype, int32_t rank, const int64_t* dims) {
   return true;
 }
 
+// The mapping of "out" that a prepared call left for the next one of the same size (gscheck
+// bench): mapping, populating and unmapping 6.4 MB of output cost about as much as the 64 B x
+// 100,000-row gather itself (docs/performance.md "gscheck's cost per call").
+struct KeptMapping {
+  unsigned char* reserve = nullptr;
+  unsigned char* map = nullptr;
+  std::size_t map_bytes = 0;
+};
+KeptMapping g_kept;
+
+void drop_kept_mapping() {
+  if (g_kept.reserve) ::munmap(g_kept.reserve, g_kept.map_bytes + 2 * kReserveBytes);
+  g_kept = {};
+}
+
 // Maps "out" at output_layout() (wire.h) as guard page | region | guard page, inside reserved
 // address space (kReserveBytes each side: a write that jumps a guard page still faults, and is
 // blamed on the output rather than on whatever happened to be mapped next), and fills the guard
@@ -53,17 +68,31 @@ bool map_output(Output* o) {
   o->map_bytes = l.map_bytes;
   const uint64_t tail = l.tail_bytes;
   if (!grow_memfd(kOutMemFd, o->map_bytes)) return false;
-  void* r = ::mmap(nullptr, o->map_bytes + 2 * kReserveBytes, PROT_NONE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (r == MAP_FAILED) return false;
-  o->reserve = static_cast<unsigned char*>(r);
-  // MAP_POPULATE: the poison is written over every payload page before run() anyway; one
-  // populate costs less than a write fault per page (gscheck bench, 2026-12-05: see
-  // docs/performance.md "gscheck's cost per call").
-  void* m = ::mmap(o->reserve + kReserveBytes, o->map_bytes, PROT_READ | PROT_WRITE,
-                   MAP_SHARED | MAP_FIXED | MAP_POPULATE, kOutMemFd, 0);
-  if (m == MAP_FAILED) return false;
-  o->map = static_cast<unsigned char*>(m);
+  if (o->keep_mapping && g_kept.map && g_kept.map_bytes == o->map_bytes) {
+    o->reserve = g_kept.reserve;
+    o->map = g_kept.map;
+    // The plugin of an earlier call may have unprotected a guard page: protect it again.
+    ::mprotect(o->map, page, PROT_READ | PROT_WRITE);
+    ::mprotect(o->map + page + o->region_bytes, page, PROT_READ | PROT_WRITE);
+  } else {
+    drop_kept_mapping();
+    void* r = ::mmap(nullptr, o->map_bytes + 2 * kReserveBytes, PROT_NONE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (r == MAP_FAILED) return false;
+    o->reserve = static_cast<unsigned char*>(r);
+    // MAP_POPULATE: the poison is written over every payload page before run() anyway; one
+    // populate costs less than a write fault per page (gscheck bench, 2026-12-05: see
+    // docs/performance.md "gscheck's cost per call").
+    void* m = ::mmap(o->reserve + kReserveBytes, o->map_bytes, PROT_READ | PROT_WRITE,
+                     MAP_SHARED | MAP_FIXED | MAP_POPULATE, kOutMemFd, 0);
+    if (m == MAP_FAILED) {
+      ::munmap(o->reserve, o->map_bytes + 2 * kReserveBytes);
+      o->reserve = nullptr;
+      return false;
+    }
+    o->map = static_cast<unsigned char*>(m);
+    if (o->keep_mapping) g_kept = {o->reserve, o->map, o->map_bytes};
+  }
   // gscheck reads the guard pages as zeros after the call; "out" may hold an earlier call's
   // output there when gscheck kept its pages (a prepared call of gscheck bench).
   std::memset(o->map, 0, page);
@@ -138,7 +167,7 @@ std::string copy_strings(Output& o, uint64_t& strings_offset, uint64_t& strings_
 }  // namespace
 
 void Output::release() {
-  if (reserve) ::munmap(reserve, map_bytes + 2 * kReserveBytes);
+  if (reserve && reserve != g_kept.reserve) ::munmap(reserve, map_bytes + 2 * kReserveBytes);
   reserve = map = nullptr;
   if (device) state->cuda.free_fn(device);
   device = nullptr;

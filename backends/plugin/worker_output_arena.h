@@ -28,6 +28,8 @@ struct Output {
   int64_t max_bytes = 0;
   uint8_t poison = 0;  // the fill of non-string payloads
   bool called = false, allocated = false;
+  // A prepared call's: the mapping of "out" stays for the next call of the same size.
+  bool keep_mapping = false;
   int32_t dtype = 0;
   int32_t rank = 0;
   int64_t dims[kMaxRank] = {};
