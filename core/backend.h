@@ -60,7 +60,8 @@ class Backend {
   virtual Outcome run(const Case& c) = 0;
   /// A case about to run many times (gscheck bench): what every run of it would repeat outside
   /// the kernel (a plugin's inputs laid out and sealed) is done once here. The call returned
-  /// behaves exactly as run(c); c must outlive it.
+  /// behaves exactly as run(c) on c as it is then: c's indices and updates may be rewritten
+  /// between calls, with the same shapes (gscheck bench draws them afresh); c must outlive it.
   virtual std::function<TimedOutcome()> prepare(const Case& c);
 };
 

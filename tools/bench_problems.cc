@@ -368,4 +368,20 @@ Expected<Case> make_problem_case(const BenchProblem& p, uint64_t seed, int set) 
   return c;
 }
 
+void redraw_problem_case(const BenchProblem& p, uint64_t seed, int set, uint64_t draw, Case& c) {
+  GSCHECK_CHECK(c.indices && c.indices->num_elements() >= p.index_count);
+  Rng rng{seed ^ (std::hash<std::string>{}(p.name()) * 0x9e3779b97f4a7c15ull) ^
+          (static_cast<uint64_t>(set) << 48) ^ ((draw + 1) * 0xd1b54a32d192ed03ull)};
+  const std::vector<int64_t> picked = draw_rows(p, rng);
+  Tensor& ix = *c.indices;
+  for (std::size_t i = 0; i < picked.size(); ++i) {
+    if (ix.dtype() == DType::kInt64) {
+      ix.data_as<int64_t>()[i] = picked[i];
+    } else {
+      ix.data_as<int32_t>()[i] = static_cast<int32_t>(picked[i]);
+    }
+  }
+  if (c.updates) fill_values(*c.updates, rng);
+}
+
 }  // namespace gscheck::tools

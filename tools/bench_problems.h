@@ -62,4 +62,9 @@ Expected<std::vector<BenchProblem>> read_problems(const std::string& path);
 /// sets of a problem give the same output; values are small integers (sums stay exact).
 Expected<Case> make_problem_case(const BenchProblem& p, uint64_t seed, int set);
 
+/// Draws set `set`'s indices (and updates) afresh, in place, for its `draw`-th timed call: the
+/// same pattern, shapes and table, other rows (a kept output is then wrong). c must be
+/// make_problem_case(p, seed, set)'s.
+void redraw_problem_case(const BenchProblem& p, uint64_t seed, int set, uint64_t draw, Case& c);
+
 }  // namespace gscheck::tools

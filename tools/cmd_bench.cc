@@ -1,7 +1,7 @@
 // `gscheck bench`: the speed of a backend, on problems that are data, timed so that a kernel
 // cannot fake it. Google Benchmark drives the repetitions and the statistics; gscheck's clock
-// around each call is the measurement (UseManualTime). Every timed call gets another input set
-// than the one before and its output is checked against the reference's in full.
+// around each call is the measurement (UseManualTime). Every timed call gets indices (and
+// updates) drawn afresh and its output is checked against the reference's in full.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -44,10 +44,11 @@ constexpr const char* kUsage =
     "  default.json of the source tree), against a copy of the same bytes and each --against\n"
     "  backend on the same inputs. A problem is checked against the reference on every input\n"
     "  set before it is timed, and every timed call's output is checked in full: a wrong answer\n"
-    "  is FAILED, with no speed. Each timed call gets another input set than the call before\n"
-    "  (a result kept from an earlier call is wrong). The clock is gscheck's, around the call\n"
-    "  (a plugin's: from sending the call to its result frame; its inputs are laid out and\n"
-    "  sealed once per set, outside the clock). A plugin call after which its worker runs more\n"
+    "  is FAILED, with no speed. Each timed call gets indices (and updates) drawn afresh, on the\n"
+    "  table of another input set than the call before: an output kept from an earlier call is\n"
+    "  wrong. The clock is gscheck's, around the call (a plugin's: from sending the call to its\n"
+    "  result frame; its tables are laid out and sealed once per set, its fresh indices written\n"
+    "  in before the clock starts). A plugin call after which its worker runs more\n"
     "  processes or threads than before is FAILED (work left running past the call).\n"
     "  --backend NAME   the backend timed (default: cuda-emu when built, else reference)\n"
     "  --against LIST   backends timed on the same inputs for a ratio, comma-separated\n"
@@ -55,9 +56,9 @@ constexpr const char* kUsage =
     "  --problems FILE  problems file (JSON: docs/performance.md \"Problems files\")\n"
     "  --filter REGEX   only the problems whose name matches (ECMAScript regex, searched)\n"
     "  --seed S         input seed (default 1: the same inputs on every run)\n"
-    "  --sets K         input sets per problem, used in turn (default 3, at least 2)\n"
-    "  --min-time S     timed seconds per repetition (default 0.05)\n"
-    "  --repetitions N  repetitions per problem and backend (default 5): the median, min, p90\n"
+    "  --sets K         input sets (tables) per problem, used in turn (default 3, at least 2)\n"
+    "  --min-time S     timed seconds per repetition (default 0.03)\n"
+    "  --repetitions N  repetitions per problem and backend (default 9): the median, min, p90\n"
     "                   and relative MAD are over these\n"
     "  --report FILE    write the JSON bench report (reports/bench_report.schema.json); '-':\n"
     "                   on stdout (the table then goes to stderr)\n"
@@ -96,6 +97,7 @@ struct Bench {
   std::vector<ProblemRun> runs;
 
   int current = -1;
+  uint64_t draws = 0;  // fresh draws of the current problem's indices, for the next seed
   std::vector<Case> cases;
   std::vector<Outcome> want;
   std::string refused;
@@ -115,6 +117,7 @@ struct Bench {
     calls.assign(backends.size(), {});
     refused.clear();
     current = k;
+    draws = 0;
     const BenchProblem& p = runs[k].problem;
     for (int s = 0; s < sets && refused.empty(); ++s) {
       auto c = make_problem_case(p, seed, s);
@@ -128,6 +131,14 @@ struct Bench {
         refused = "the reference raises on these inputs: " + want.back().error().message;
     }
     return refused;
+  }
+
+  // Draws set s's indices (and updates) afresh for a timed call and the reference's outcome on
+  // them; "" or why the reference refused them.
+  std::string redraw(int s) {
+    redraw_problem_case(runs[current].problem, seed, s, draws++, cases[s]);
+    want[s] = reference->run(cases[s]);
+    return want[s].ok() ? "" : "the reference raises on fresh inputs: " + want[s].error().message;
   }
 };
 
@@ -220,11 +231,17 @@ void backend_benchmark(benchmark::State& st, int k, int which) {
   }
   int s = 0;
   for (auto _ : st) {
-    s = (s + 1) % b.sets;  // never the set of the call before
+    s = (s + 1) % b.sets;  // never the table of the call before
+    if (std::string why = b.redraw(s); !why.empty()) {
+      r.verdict = "SKIPPED";
+      r.reason = why;
+      st.SkipWithError(r.reason.c_str());
+      break;
+    }
     const TimedOutcome t = calls[s]();
     st.SetIterationTime(t.seconds);
     if (std::string w = wrong(b, backend, s, t.outcome); !w.empty()) {
-      fail("timed call " + std::to_string(st.iterations()) + ", " + w);
+      fail("timed call " + std::to_string(st.iterations() + 1) + ", " + w);
       break;
     }
   }
@@ -329,8 +346,10 @@ int cmd_bench(const std::vector<std::string>& args) {
     return usage_error("unexpected argument '" + parsed.positional[0] + "'");
 
   Bench bench;
-  int64_t max_bytes = kDefaultMaxCaseBytes, repetitions = 5;
-  double min_time = 0.05;
+  // 9 repetitions: with 5, one outlier repetition in either of two runs keeps `report diff`'s
+  // U test above p = 0.01 on a kernel made 20% slower (seen on a 2-core EPYC, 2026-12-05).
+  int64_t max_bytes = kDefaultMaxCaseBytes, repetitions = 9;
+  double min_time = 0.03;
   for (const auto& [name, target, lo, hi] : {std::tuple<const char*, int64_t*, int64_t, int64_t>{
                                                  "--max-bytes", &max_bytes, 1, INT64_MAX},
                                              {"--repetitions", &repetitions, 1, 1000}}) {

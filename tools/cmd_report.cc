@@ -1,7 +1,10 @@
 // `gscheck report merge|diff`: combine shard reports, compare two runs.
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <memory>
 
+#include "reports/bench_diff.h"
 #include "reports/combine.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
@@ -13,6 +16,7 @@ namespace {
 constexpr const char* kUsage =
     "usage: gscheck report merge REPORT.json... -o OUT.json [--junit FILE] [--force]\n"
     "       gscheck report diff OLD.json NEW.json [--json] [--max-cases N]\n"
+    "                           [--alpha P] [--threshold F]\n"
     "  merge: combine the reports of `gscheck run --shard K/N` (K = 1..N, same backend, seed\n"
     "    and sweep size) into the report of the whole run: cases in the unsharded run's order,\n"
     "    totals, per-op table and matrix recomputed, JUnit regenerated. Other combinations are\n"
@@ -23,6 +27,11 @@ constexpr const char* kUsage =
     "    removed cases, and the capability-matrix rows whose counts changed. --json prints it as\n"
     "    JSON; --max-cases caps the cases listed in the table (default 200). Exit 1 on a\n"
     "    regression (a new failure or a lost capability), 0 otherwise.\n"
+    "  diff of two `gscheck bench` reports: per problem and backend, slower or faster beyond the\n"
+    "    noise (a median change beyond --threshold, default 0.10, and beyond 3 relative MADs of\n"
+    "    either run, and a one-sided Mann-Whitney U test on the repetitions' times with p <\n"
+    "    --alpha, default 0.01), and verdict changes. Exit 1 when a problem got slower, FAILED or\n"
+    "    lost its backend's support (docs/performance.md \"Is it slower?\").\n"
     "  Exit status 2: bad command line or unreadable report; 3: an output could not be written.\n";
 
 int usage_error(const std::string& message) { return value_error("gscheck report", message); }
@@ -59,9 +68,48 @@ int merge(const std::vector<std::string>& args) {
                        run.interrupted);
 }
 
+// A number option in (lo, hi); false (and the message) when it is not one.
+bool fraction_option(const ParsedArgs& parsed, const char* name, double lo, double hi,
+                     const char* range, double& out, std::string& error) {
+  auto v = parsed.value(name);
+  if (!v) return true;
+  char* end = nullptr;
+  const double d = std::strtod(v->c_str(), &end);
+  if (end == v->c_str() || *end || !(d > lo && d < hi)) {
+    error = std::string(name) + ": expected a number in " + range + ", got '" + *v + "'";
+    return false;
+  }
+  out = d;
+  return true;
+}
+
+int bench_diff(const ParsedArgs& parsed, const std::string& old_path, const std::string& new_path) {
+  reports::BenchDiffOptions options;
+  std::string error;
+  if (!fraction_option(parsed, "--alpha", 0, 0.5, "(0, 0.5)", options.alpha, error) ||
+      !fraction_option(parsed, "--threshold", 0, 10, "(0, 10)", options.threshold, error))
+    return usage_error(error);
+  nlohmann::json reports[2];
+  for (int i = 0; i < 2; ++i) {
+    const std::string& path = i == 0 ? old_path : new_path;
+    std::ifstream in(path, std::ios::binary);
+    reports[i] = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (reports[i].is_discarded()) return usage_error(path + ": not valid JSON");
+  }
+  auto d = reports::diff_bench_reports(reports[0], reports[1], options);
+  if (!d.ok()) return usage_error(d.error().message);
+  if (parsed.has("--json"))
+    std::puts(reports::bench_diff_to_json(*d).dump(2).c_str());
+  else
+    std::fputs(reports::bench_diff_table(*d).c_str(), stdout);
+  std::fflush(stdout);
+  return d->regression() ? 1 : 0;
+}
+
 int diff(const std::vector<std::string>& args) {
-  auto line = parse_command_line(args, {{"--json", false}, {"--max-cases", true}},
-                                 "gscheck report diff", kUsage);
+  auto line = parse_command_line(
+      args, {{"--json", false}, {"--max-cases", true}, {"--alpha", true}, {"--threshold", true}},
+      "gscheck report diff", kUsage);
   if (!line.args) return line.exit_status;
   const ParsedArgs& parsed = *line.args;
   if (parsed.positional.size() != 2)
@@ -73,8 +121,20 @@ int diff(const std::vector<std::string>& args) {
     if (!n.ok()) return usage_error(n.error().message);
     max_cases = *n;
   }
-  auto diffed =
-      reports::diff_report_files(parsed.positional[0], parsed.positional[1], kDefaultMaxCaseBytes);
+  const std::string& old_path = parsed.positional[0];
+  const std::string& new_path = parsed.positional[1];
+  auto old_bench = reports::file_is_bench_report(old_path);
+  if (!old_bench.ok()) return usage_error(old_bench.error().message);
+  auto new_bench = reports::file_is_bench_report(new_path);
+  if (!new_bench.ok()) return usage_error(new_bench.error().message);
+  if (*old_bench != *new_bench)
+    return usage_error((*old_bench ? old_path : new_path) + " is a bench report and " +
+                       (*old_bench ? new_path : old_path) +
+                       " a run report: diff compares two of a kind");
+  if (*old_bench) return bench_diff(parsed, old_path, new_path);
+  if (parsed.value("--alpha") || parsed.value("--threshold"))
+    return usage_error("--alpha and --threshold are for bench reports");
+  auto diffed = reports::diff_report_files(old_path, new_path, kDefaultMaxCaseBytes);
   if (!diffed.ok()) return usage_error(diffed.error().message);
   const reports::ReportDiff& d = *diffed;
   if (parsed.has("--json")) {

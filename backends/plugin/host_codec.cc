@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "core/redzone.h"
@@ -153,7 +155,12 @@ uint64_t input_bytes(const Case& c) {
   return bytes;
 }
 
-std::string write_inputs(const Case& c, int64_t max_output_bytes, int& fd, uint64_t& total) {
+WritableInputs::~WritableInputs() {
+  if (base) ::munmap(base, bytes);
+}
+
+std::string write_inputs(const Case& c, int64_t max_output_bytes, int& fd, uint64_t& total,
+                         WritableInputs* keep) {
   const std::optional<Tensor>* inputs[w::kInputs] = {&c.params, &c.indices, &c.updates,
                                                      &c.tensor, &c.shape,   &c.axis};
   total = align64(sizeof(w::WireCall));
@@ -182,9 +189,43 @@ std::string write_inputs(const Case& c, int64_t max_output_bytes, int& fd, uint6
   for (int k = 0; k < w::kInputs; ++k)
     if (*inputs[k]) at = put_tensor(base, at, **inputs[k], wc.inputs[k]);
   std::memcpy(base, &wc, sizeof wc);
+  if (keep) {
+    // F_SEAL_FUTURE_WRITE refuses every later writable mapping and write(), and mprotect() to
+    // writable of a read-only one, but leaves this mapping writable (Linux 5.1).
+    if (::fcntl(fd, F_ADD_SEALS, F_SEAL_FUTURE_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) !=
+        0) {
+      ::munmap(m, total);
+      return std::string("cannot seal the input memory: ") + std::strerror(errno);
+    }
+    keep->base = base;
+    keep->bytes = total;
+    return "";
+  }
   ::munmap(m, total);  // F_SEAL_WRITE needs no writable mapping left
   if (::fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) != 0)
     return std::string("cannot seal the input memory: ") + std::strerror(errno);
+  return "";
+}
+
+std::string rewrite_inputs(const Case& c, const WritableInputs& in) {
+  if (!in.base || in.bytes < sizeof(w::WireCall)) return "the inputs were not kept writable";
+  w::WireCall wc;
+  std::memcpy(&wc, in.base, sizeof wc);
+  const std::pair<const std::optional<Tensor>*, int> rewritten[] = {{&c.indices, 1},
+                                                                    {&c.updates, 2}};
+  for (const auto& [t, k] : rewritten) {
+    const w::WireTensor& wt = wc.inputs[k];
+    const char* name = k == 1 ? "indices" : "updates";
+    if (!*t && !wt.present) continue;
+    if (!*t || !wt.present || (*t)->dtype() == DType::kString ||
+        wt.dtype != static_cast<int32_t>((*t)->dtype()) || wt.rank != (*t)->rank() ||
+        wt.data_bytes != (*t)->byte_size() || wt.data_offset > in.bytes ||
+        wt.data_bytes > in.bytes - wt.data_offset ||
+        ((*t)->rank() &&
+         std::memcmp(in.base + wt.dims_offset, (*t)->shape().dims().data(), 8 * (*t)->rank())))
+      return std::string("the case's ") + name + " are not of the shape and dtype laid out";
+    if (wt.data_bytes) std::memcpy(in.base + wt.data_offset, (*t)->data(), wt.data_bytes);
+  }
   return "";
 }
 
