@@ -45,8 +45,9 @@ struct PluginOptions {
   /// a replay needs besides --backend (Capabilities::replay_flags).
   std::string name;
   std::string replay_flags;
-  /// gscheck bench: a call after which the worker runs more processes or threads than before
-  /// fails ("work left running past the call"), so no work escapes the timed call.
+  /// gscheck bench: a call after which the worker runs more processes or threads than before,
+  /// and than the warm-ups left (the first call of each prepared input on a worker, where a
+  /// runtime makes its thread pools), fails ("work left running past the call").
   bool no_work_past_call = false;
 };
 

@@ -227,6 +227,13 @@ Expected<BenchDiff> diff_bench_reports(const json& old_report, const json& new_r
       } else if (c.ratio < 1 / (1 + bound) && p_faster < options.alpha) {
         c.kind = "faster";
         c.p = p_faster;
+      } else if ((c.ratio > 1 + options.threshold && p_slower < options.alpha) ||
+                 (c.ratio < 1 / (1 + options.threshold) && p_faster < options.alpha)) {
+        // Past the threshold and the test, but within the spread of a run this noisy: say so
+        // rather than flag it or call it unchanged.
+        c.kind = "unclear";
+        c.p = std::min(p_slower, p_faster);
+        c.bound = bound;
       } else {
         ++d.unchanged;
         continue;
@@ -277,9 +284,12 @@ std::string bench_diff_table(const BenchDiff& d) {
   for (const auto& w : d.warnings) out << "warning: " << w << "\n";
   for (const auto& c : d.changes) {
     out << "  " << c.kind << "  " << c.problem << "  " << c.backend;
-    if (c.kind == "slower" || c.kind == "faster")
+    if (c.timed())
       out << "  " << micros(c.old_median_s) << " -> " << micros(c.new_median_s) << " (x"
           << fixed(c.ratio, 3) << ", p=" << fixed(c.p, 4) << ")";
+    if (c.kind == "unclear")
+      out << ": within 3 rMADs of a run this spread (" << fixed(100 * c.bound, 0)
+          << "%): bench again";
     else
       out << "  " << (c.old_verdict.empty() ? "-" : c.old_verdict) << " -> "
           << (c.new_verdict.empty() ? "-" : c.new_verdict);
@@ -297,7 +307,8 @@ json bench_diff_to_json(const BenchDiff& d) {
            {"regression", c.regression()}};
     if (!c.old_verdict.empty()) j["old_verdict"] = c.old_verdict;
     if (!c.new_verdict.empty()) j["new_verdict"] = c.new_verdict;
-    if (c.kind == "slower" || c.kind == "faster") {
+    if (c.kind == "unclear") j["noise_bound"] = c.bound;
+    if (c.timed()) {
       j["old_median_s"] = c.old_median_s;
       j["new_median_s"] = c.new_median_s;
       j["ratio"] = c.ratio;

@@ -27,12 +27,15 @@ double mann_whitney_p_greater(const std::vector<double>& a, const std::vector<do
 
 struct BenchChange {
   std::string problem, backend;
-  std::string kind;  // "slower", "faster", "failed", "lost", "fixed", "verdict", "added",
-                     // "removed", "untested" (too few repetitions to test)
+  std::string kind;  // "slower", "faster", "unclear" (past the threshold and the test, but
+                     // within 3 rMADs of a run: not flagged), "failed", "lost", "fixed",
+                     // "verdict", "added", "removed"
   std::string old_verdict, new_verdict;
   double old_median_s = 0, new_median_s = 0;
   double ratio = 0;  // new median / old median, where both were timed
   double p = 1;      // the U test's, where both were timed
+  double bound = 0;  // "unclear": the noise bound the change stayed within
+  bool timed() const { return kind == "slower" || kind == "faster" || kind == "unclear"; }
   bool regression() const { return kind == "slower" || kind == "failed" || kind == "lost"; }
 };
 

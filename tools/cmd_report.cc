@@ -30,7 +30,8 @@ constexpr const char* kUsage =
     "  diff of two `gscheck bench` reports: per problem and backend, slower or faster beyond the\n"
     "    noise (a median change beyond --threshold, default 0.10, and beyond 3 relative MADs of\n"
     "    either run, and a one-sided Mann-Whitney U test on the repetitions' times with p <\n"
-    "    --alpha, default 0.01), and verdict changes. Exit 1 when a problem got slower, FAILED or\n"
+    "    --alpha, default 0.01), and verdict changes; a change past the threshold and the test\n"
+    "    but within 3 rMADs is listed as unclear. Exit 1 when a problem got slower, FAILED or\n"
     "    lost its backend's support (docs/performance.md \"Is it slower?\").\n"
     "  Exit status 2: bad command line or unreadable report; 3: an output could not be written.\n";
 

@@ -100,10 +100,16 @@ TEST(BenchDiff, ChangesWithinTheNoiseAreNot) {
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d->unchanged, 1);
   EXPECT_FALSE(d->regression());
-  // 20% slower in the median, but a run this spread (rMAD 10%) hides 30%.
+  // 20% slower in the median, but a run this spread (rMAD 10%) hides 30%: listed as unclear,
+  // with the bound, not flagged.
   d = diff_bench_reports(old_r, report({{"p", {result("k", "PASSED", times(100, 1.2), 0.10)}}}));
   ASSERT_TRUE(d.ok());
   EXPECT_FALSE(d->regression());
+  ASSERT_NE(change(*d, "k"), nullptr);
+  EXPECT_EQ(change(*d, "k")->kind, "unclear");
+  EXPECT_NEAR(change(*d, "k")->bound, 0.30, 1e-12);
+  EXPECT_NE(bench_diff_table(*d).find("within 3 rMADs of a run this spread (30%): bench again"),
+            std::string::npos);
   // 30% slower in the median, yet the repetitions overlap: the U test does not find it.
   d = diff_bench_reports(
       old_r, report({{"p", {result("k", "PASSED", {90e-6, 100e-6, 130e-6, 131e-6, 132e-6})}}}));

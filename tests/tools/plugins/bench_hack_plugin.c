@@ -11,8 +11,10 @@
  *           /proc/self/fd of the "in" memfd) and answers INTERNAL naming the way that worked:
  *           the bench's fresh indices are written by gscheck alone;
  *   copy    writes the first rows of params as the output (input copied to output);
- *   thread  answers at once and gathers on a thread started by the call (work left running
- *           past the call);
+ *   thread  answers at once and gathers on a thread started by the call (the output is not
+ *           there when gscheck reads it);
+ *   linger  gathers, then starts a thread that gathers again 200 ms later (right output, work
+ *           left running past the call);
  *   slow    computes every call, then spins for GSCHECK_BENCH_SLOW_US microseconds (default:
  *           a fifth of the time the gather took): a kernel made slower, which `gscheck report
  *           diff` must flag. */
@@ -176,6 +178,15 @@ static int32_t run(const gsc_call* call, gsc_result* result) {
     } else {
       pthread_detach(t);
     }
+  } else if (strcmp(h, "linger") == 0) {
+    gather(&j);
+    struct job* copy = malloc(sizeof *copy);
+    *copy = j;
+    pthread_t t;
+    if (pthread_create(&t, NULL, late, copy) != 0)
+      free(copy);
+    else
+      pthread_detach(t);
   } else if (strcmp(h, "slow") == 0) {
     const double start = now();
     gather(&j);
