@@ -284,15 +284,16 @@ std::string bench_diff_table(const BenchDiff& d) {
   for (const auto& w : d.warnings) out << "warning: " << w << "\n";
   for (const auto& c : d.changes) {
     out << "  " << c.kind << "  " << c.problem << "  " << c.backend;
-    if (c.timed())
+    if (c.timed()) {
       out << "  " << micros(c.old_median_s) << " -> " << micros(c.new_median_s) << " (x"
           << fixed(c.ratio, 3) << ", p=" << fixed(c.p, 4) << ")";
-    if (c.kind == "unclear")
-      out << ": within 3 rMADs of a run this spread (" << fixed(100 * c.bound, 0)
-          << "%): bench again";
-    else
+      if (c.kind == "unclear")
+        out << ": within 3 rMADs of a run this spread (" << fixed(100 * c.bound, 0)
+            << "%): bench again";
+    } else {
       out << "  " << (c.old_verdict.empty() ? "-" : c.old_verdict) << " -> "
           << (c.new_verdict.empty() ? "-" : c.new_verdict);
+    }
     out << "\n";
   }
   return out.str();

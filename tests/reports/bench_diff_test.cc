@@ -86,6 +86,12 @@ TEST(BenchDiff, SlowerBeyondTheNoiseIsARegression) {
   EXPECT_NEAR(change(*d, "k")->ratio, 1.2, 1e-9);
   EXPECT_NEAR(change(*d, "k")->p, 1.0 / 252, 1e-12);
   EXPECT_TRUE(d->regression());
+  // A timed change shows its times, not the unchanged verdicts.
+  const std::string table = bench_diff_table(*d);
+  EXPECT_NE(table.find("  slower  p  k  102.0 us -> 122.4 us (x1.200, p=0.0040)\n"),
+            std::string::npos)
+      << table;
+  EXPECT_EQ(table.find("PASSED -> PASSED"), std::string::npos) << table;
   // The same numbers faster: reported, not a regression.
   d = diff_bench_reports(report({{"p", {result("k", "PASSED", times(100, 1.2))}}}), old_r);
   ASSERT_TRUE(d.ok());
