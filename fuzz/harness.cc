@@ -11,9 +11,9 @@
 #include "backends/registry.h"
 #include "compare/compare.h"
 #include "core/case_json.h"
-#include "fuzz/shrink.h"
 #include "harness/checker.h"
 #include "harness/regression.h"
+#include "harness/shrink.h"
 #include "reference/reference.h"
 
 #ifndef GSCHECK_FUZZ_REPLAY
@@ -113,13 +113,17 @@ reports::CaseResult grade(Entry& e, const Case& c) {
 [[noreturn]] void report_mismatch(Family family, Case c, Entry& e, const Outcome& ref,
                                   const Outcome& got) {
   const std::string ref_kind = kind_name(ref), got_kind = kind_name(got);
-  c = shrink_case(std::move(c), [&](const Case& s) {
-    // The detector's own test (run_differential): each step runs each side once.
-    const Outcome r = reference::run(s);
-    const Outcome g = e.backend->run(s);
-    return kind_name(r) == ref_kind && kind_name(g) == got_kind &&
-           !compare::compare_outcomes(s, r, g, e.options).pass;
-  });
+  // The detector's own test (run_differential): each step runs each side once. A bounded
+  // time: the fuzzer is stopped by the abort below, and the case saved is what was reached.
+  c = harness::shrink_case(std::move(c),
+                           [&](const Case& s) {
+                             const Outcome r = reference::run(s);
+                             const Outcome g = e.backend->run(s);
+                             return kind_name(r) == ref_kind && kind_name(g) == got_kind &&
+                                    !compare::compare_outcomes(s, r, g, e.options).pass;
+                           },
+                           {.seconds = 30})
+          .c;
   const Outcome r = reference::run(c);
   const Outcome g = e.backend->run(c);
   const reports::CaseResult graded = grade(e, c);

@@ -13,6 +13,7 @@
 #include "harness/explain.h"
 #include "harness/judge.h"
 #include "harness/regression.h"
+#include "harness/shrink.h"
 
 namespace gscheck::harness {
 
@@ -273,10 +274,103 @@ CaseResult CaseChecker::check_file_unguarded(const std::string& path) {
   return r;
 }
 
+namespace {
+
+// What a failure is, for shrinking: the verdict and the kinds of outcome on both sides (an
+// error's class, a lost worker; a tensor of the wrong shape or with wrong values). A smaller case
+// that fails the same way has the same signature.
+std::string outcome_kind(const Outcome& o) {
+  if (!o.ok())
+    return std::string(error_class_name(o.error().cls)) + (o.error().lost_worker ? " lost" : "");
+  return "tensor";
+}
+
+std::string failure_signature(const CaseResult& r, const Outcome& got,
+                              const std::optional<Outcome>& want) {
+  std::string s = std::string(reports::verdict_name(r.verdict)) + "|" + outcome_kind(got) + "|" +
+                  (want ? outcome_kind(*want) : "none");
+  if (want && want->ok() && got.ok())
+    s += want->value().dtype() == got->dtype() && want->value().shape() == got->shape() ? "|values"
+                                                                                        : "|shape";
+  return s;
+}
+
+}  // namespace
+
+struct CaseChecker::Graded {
+  CaseResult r;
+  std::optional<Outcome> want;  ///< the reference's outcome, when it graded the case
+  std::string signature;        ///< failure_signature; "" when the backend's run settled it
+  bool reference_crashed = false;
+};
+
 CaseResult CaseChecker::grade(const CaseFile& f, const std::string& file) {
+  Graded g = grade_unsaved(f, file, /*step=*/false);
+  CaseResult& r = g.r;
+  if (opts_.failed_cases_dir.empty()) return r;
+  const Capabilities& caps = backend_.capabilities();
+  if (g.reference_crashed) {
+    if (file.empty()) {
+      auto path = save_regression(opts_.failed_cases_dir, {f.c, std::optional<Outcome>(),
+                                                           opts_.found_by, "reference", r.reason});
+      if (path.ok()) r.repro = replay_command("reference", *path);
+    }
+    return r;
+  }
+  if (!reports::is_failure(r.verdict) || !g.want) return r;
+  // A failing generated case becomes a regression: the reference's outcome as its expect.
+  if (file.empty()) {
+    auto path = save_regression(opts_.failed_cases_dir,
+                                {f.c, *g.want, opts_.found_by, caps.name, r.reason});
+    if (path.ok()) r.repro = replay_command(caps.name, *path, opts_.repeat, caps.replay_flags);
+  }
+  if (opts_.shrink_seconds > 0 && !g.signature.empty()) shrink(f, g, r);
+  return r;
+}
+
+void CaseChecker::shrink(const CaseFile& f, const Graded& g, CaseResult& r) {
+  const auto total_ms = static_cast<int64_t>(opts_.shrink_total_seconds * 1000);
+  if (total_ms > 0 && shrink_spent_ms_->load() >= total_ms) return;
+  double seconds = opts_.shrink_seconds;
+  if (total_ms > 0)
+    seconds = std::min(seconds, static_cast<double>(total_ms - shrink_spent_ms_->load()) / 1000);
+  std::optional<Graded> last;  // the grading of the smallest case kept so far
+  Shrunk s = shrink_case(f.c,
+                         [&](const Case& c) {
+                           CaseFile step{c, std::nullopt, ""};
+                           Graded sg = grade_unsaved(step, "", /*step=*/true);
+                           if (sg.signature != g.signature) return false;
+                           last = std::move(sg);
+                           return true;
+                         },
+                         {.seconds = seconds});
+  shrink_spent_ms_->fetch_add(static_cast<int64_t>(s.stats.seconds * 1000));
+  if (s.stats.kept == 0 || !last || !last->want) return;
+  const Capabilities& caps = backend_.capabilities();
+  auto path = save_regression(
+      opts_.failed_cases_dir,
+      {s.c, *last->want,
+       opts_.found_by + ", shrunk from " + (r.file.empty() ? "a generated case" : r.file),
+       caps.name, last->r.reason});
+  if (!path.ok()) return;
+  CaseResult::Shrunk out;
+  out.file = *path;
+  out.repro = replay_command(caps.name, *path, opts_.repeat, caps.replay_flags);
+  out.inputs = last->r.inputs;
+  out.reason = last->r.reason;
+  out.tried = s.stats.tried;
+  out.kept = s.stats.kept;
+  out.seconds = s.stats.seconds;
+  out.limited = s.stats.limited;
+  r.shrunk = std::move(out);
+}
+
+CaseChecker::Graded CaseChecker::grade_unsaved(const CaseFile& f, const std::string& file,
+                                               bool step) {
   const Case& c = f.c;
   const Capabilities& caps = backend_.capabilities();
-  CaseResult r;
+  Graded g;
+  CaseResult& r = g.r;
   reports::describe_case(c, r);
   r.file = file;
   r.backend = caps.name;
@@ -286,7 +380,7 @@ CaseResult CaseChecker::grade(const CaseFile& f, const std::string& file) {
     r.verdict = Verdict::kUnimplemented;
     r.outcome = "not run";
     r.reason = admitted.error().message;
-    return r;
+    return g;
   }
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<Outcome> runs;
@@ -296,22 +390,21 @@ CaseResult CaseChecker::grade(const CaseFile& f, const std::string& file) {
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   r.outcome = reports::outcome_summary(first.outcome);
   const bool consults_reference = reference_ && reference_ != &backend_;
-  if (settled_by_first_run(f, first, consults_reference, opts_.max_bytes, r)) return r;
+  if (settled_by_first_run(f, first, consults_reference, opts_.max_bytes, r)) return g;
   runs.push_back(std::move(first.outcome));
 
   Evidence ev{f,  nullptr, nullptr,        runs, caps.deterministic, compare::options_for(caps),
               "", "",      opts_.max_bytes};
   std::optional<Expect> stripped;
   ev.graded = graded_expect(f, ev.opts, stripped);
-  std::optional<Outcome> want;
+  std::optional<Outcome>& want = g.want;
   if (consults_reference) {
     const Consulted consulted = consult_reference(*reference_, ev, want, r);
-    if (consulted == Consulted::kCrashed && file.empty() && !opts_.failed_cases_dir.empty()) {
-      auto path = save_regression(opts_.failed_cases_dir, {c, std::optional<Outcome>(),
-                                                           opts_.found_by, "reference", r.reason});
-      if (path.ok()) r.repro = replay_command("reference", *path);
+    g.reference_crashed = consulted == Consulted::kCrashed;
+    if (consulted != Consulted::kGraded) {
+      want.reset();
+      return g;
     }
-    if (consulted != Consulted::kGraded) return r;
   }
   // A run that cost the backend its worker is not repeated (Error::lost_worker): the case has
   // failed whatever a repeat gives, and a fresh worker of a Python backend costs seconds.
@@ -327,16 +420,11 @@ CaseResult CaseChecker::grade(const CaseFile& f, const std::string& file) {
         "answered resource_exhausted for a case gscheck ran within --max-bytes (only "
         "gscheck decides a case is over budget): " +
         r.reason;
-  if (opts_.known_failures) apply_known_failures(*opts_.known_failures, opts_.lint, ev, j, r);
+  if (opts_.known_failures)
+    apply_known_failures(*opts_.known_failures, opts_.lint && !step, ev, j, r);
   r.checks = std::move(j.checks);
-
-  // A failing generated case becomes a regression: the reference's outcome as its expect.
-  if (file.empty() && reports::is_failure(r.verdict) && !opts_.failed_cases_dir.empty() && want) {
-    auto path =
-        save_regression(opts_.failed_cases_dir, {c, *want, opts_.found_by, caps.name, r.reason});
-    if (path.ok()) r.repro = replay_command(caps.name, *path, opts_.repeat, caps.replay_flags);
-  }
-  return r;
+  g.signature = failure_signature(r, runs.front(), want);
+  return g;
 }
 
 std::string result_text(const CaseResult& r) {
@@ -359,6 +447,14 @@ std::string result_text(const CaseResult& r) {
   if (reports::is_failure(r.verdict) || r.verdict == Verdict::kXfail ||
       r.verdict == Verdict::kXpass)
     s += "    repro: " + r.repro + "\n";
+  if (r.shrunk) {
+    std::string in;
+    for (const auto& i : r.shrunk->inputs)
+      in += (in.empty() ? "" : ", ") + i.name + " " + i.shape.to_string();
+    s += "    minimal (" + std::to_string(r.shrunk->kept) + " steps, " +
+         std::to_string(r.shrunk->tried) + " tried" + (r.shrunk->limited ? ", time limit" : "") +
+         "): " + in + "\n      " + r.shrunk->reason + "\n    repro: " + r.shrunk->repro + "\n";
+  }
   return s;
 }
 

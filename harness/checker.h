@@ -3,7 +3,9 @@
 // properties all grade through CaseChecker.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "backends/registry.h"
@@ -35,6 +37,14 @@ struct CheckOptions {
   /// Case files read before the backend started (sealed_inputs.h): check_file grades these
   /// texts and never opens the file. nullptr: check_file reads the file (tests, tools).
   const SealedInputs* sealed = nullptr;
+  /// A failing case is shrunk (harness/shrink.h) for up to this many seconds, each step one
+  /// grading of a smaller case, and the smallest that fails the same way (same verdict, same
+  /// outcome kinds of backend and reference) is saved beside it in failed_cases_dir. 0: never;
+  /// nothing is shrunk without failed_cases_dir.
+  double shrink_seconds = 0;
+  /// Shrinking stops for the rest of the run once its failures have taken this many seconds
+  /// of it in all; later failures are saved as they are. <= 0: no limit.
+  double shrink_total_seconds = 0;
 };
 
 /// The default --repeat for a backend: 2 for vendor plugins (their determinism claim is what is
@@ -57,12 +67,18 @@ class CaseChecker {
   const CheckOptions& options() const { return opts_; }
 
  private:
+  struct Graded;
   reports::CaseResult check_file_unguarded(const std::string& path);
   reports::CaseResult grade(const CaseFile& f, const std::string& file);
+  // Everything but saving and shrinking; a shrink step grades with step = true (no lint).
+  Graded grade_unsaved(const CaseFile& f, const std::string& file, bool step);
+  void shrink(const CaseFile& f, const Graded& g, reports::CaseResult& r);
 
   Backend& backend_;
   Backend* reference_;
   CheckOptions opts_;
+  std::unique_ptr<std::atomic<int64_t>> shrink_spent_ms_ =
+      std::make_unique<std::atomic<int64_t>>(0);
 };
 
 /// The verdict line of a case (and, for failures, the reason, first mismatches and repro).

@@ -100,6 +100,15 @@ json case_to_json(const CaseResult& r) {
                           {"reason", r.known->reason},
                           {"link", r.known->link}};
   if (r.known && r.known->values_unchecked) j["known_failure"]["values_unchecked"] = true;
+  if (r.shrunk) {
+    json in = json::object();
+    for (const auto& i : r.shrunk->inputs)
+      in[i.name] = {{"dtype", std::string(dtype_name(i.dtype))}, {"shape", i.shape.dims()}};
+    j["shrunk"] = {{"file", r.shrunk->file},       {"repro", r.shrunk->repro},
+                   {"inputs", std::move(in)},      {"reason", r.shrunk->reason},
+                   {"tried", r.shrunk->tried},     {"kept", r.shrunk->kept},
+                   {"seconds", r.shrunk->seconds}, {"limited", r.shrunk->limited}};
+  }
   return j;
 }
 

@@ -79,6 +79,17 @@ struct CaseResult {
     std::vector<std::pair<std::size_t, std::string>> absorbed;  ///< (entry, injected bug)
   };
   std::optional<KnownLint> lint;
+  /// A failure shrunk to the smallest case that fails the same way (harness/shrink.h).
+  struct Shrunk {
+    std::string file;               ///< the minimal case file (the original is file / repro)
+    std::string repro;              ///< the command that replays it
+    std::vector<InputInfo> inputs;  ///< the minimal case's inputs
+    std::string reason;             ///< how the minimal case fails
+    int64_t tried = 0, kept = 0;    ///< smaller cases graded; steps taken
+    double seconds = 0;             ///< time spent shrinking
+    bool limited = false;           ///< stopped by --shrink-time before every step was tried
+  };
+  std::optional<Shrunk> shrunk;
 };
 
 /// The element dtype of a case's data input (params, or tensor / updates for scatters) and its

@@ -101,6 +101,24 @@ struct Reader {
     lhs = std::move(v_).value();     \
   } while (0)
 
+Expected<std::vector<InputInfo>> inputs_from_json(const json& j, const std::string& where) {
+  const Reader rd{where};
+  auto inputs = j.find("inputs");
+  if (inputs == j.end() || !inputs->is_object()) return rd.bad("\"inputs\" is not an object");
+  std::vector<InputInfo> out;
+  for (const auto& [name, in] : inputs->items()) {
+    const Reader ird{where + ".inputs." + name};
+    InputInfo info;
+    info.name = name;
+    GSCHECK_ASSIGN(info.dtype, ird.named<DType>(in, "dtype", dtype_from_name));
+    std::vector<int64_t> dims;
+    GSCHECK_ASSIGN(dims, ird.ints(in, "shape"));
+    info.shape = Shape(std::move(dims));
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
 Expected<CaseResult> case_from_json(const json& j, const std::string& where) {
   const Reader rd{where};
   if (!j.is_object()) return rd.bad("not an object");
@@ -112,18 +130,7 @@ Expected<CaseResult> case_from_json(const json& j, const std::string& where) {
     GSCHECK_ASSIGN(r.op, rd.named<Op>(j, "op", op_from_name));
   GSCHECK_ASSIGN(r.semantics, rd.named<Semantics>(j, "semantics", semantics_from_name));
   if (j.contains("api")) GSCHECK_ASSIGN(r.api, rd.named<Api>(j, "api", api_from_name));
-  auto inputs = j.find("inputs");
-  if (inputs == j.end() || !inputs->is_object()) return rd.bad("\"inputs\" is not an object");
-  for (const auto& [name, in] : inputs->items()) {
-    const Reader ird{where + ".inputs." + name};
-    InputInfo info;
-    info.name = name;
-    GSCHECK_ASSIGN(info.dtype, ird.named<DType>(in, "dtype", dtype_from_name));
-    std::vector<int64_t> dims;
-    GSCHECK_ASSIGN(dims, ird.ints(in, "shape"));
-    info.shape = Shape(std::move(dims));
-    r.inputs.push_back(std::move(info));
-  }
+  GSCHECK_ASSIGN(r.inputs, inputs_from_json(j, where));
   GSCHECK_ASSIGN(r.bad_indices_policy, rd.get<std::string>(j, "bad_indices_policy"));
   GSCHECK_ASSIGN(r.backend, rd.get<std::string>(j, "backend"));
   GSCHECK_ASSIGN(r.verdict, rd.named<Verdict>(j, "verdict", verdict_from_name));
@@ -185,6 +192,20 @@ Expected<CaseResult> case_from_json(const json& j, const std::string& where) {
     if (k->contains("values_unchecked"))
       GSCHECK_ASSIGN(known.values_unchecked, krd.get<bool>(*k, "values_unchecked"));
     r.known = std::move(known);
+  }
+  if (auto k = j.find("shrunk"); k != j.end()) {
+    const Reader srd{where + ".shrunk"};
+    if (!k->is_object()) return srd.bad("not an object");
+    CaseResult::Shrunk s;
+    GSCHECK_ASSIGN(s.file, srd.get<std::string>(*k, "file"));
+    GSCHECK_ASSIGN(s.repro, srd.get<std::string>(*k, "repro"));
+    GSCHECK_ASSIGN(s.inputs, inputs_from_json(*k, where + ".shrunk"));
+    GSCHECK_ASSIGN(s.reason, srd.get<std::string>(*k, "reason"));
+    GSCHECK_ASSIGN(s.tried, srd.get<int64_t>(*k, "tried"));
+    GSCHECK_ASSIGN(s.kept, srd.get<int64_t>(*k, "kept"));
+    GSCHECK_ASSIGN(s.seconds, srd.get<double>(*k, "seconds"));
+    GSCHECK_ASSIGN(s.limited, srd.get<bool>(*k, "limited"));
+    r.shrunk = std::move(s);
   }
   return r;
 }

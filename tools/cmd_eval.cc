@@ -1,6 +1,8 @@
 // `gscheck eval`: run case files on a backend and check them against their expect blocks (and,
 // for a backend other than the reference, against the reference's outcome).
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 
 #include "core/case_json.h"
@@ -20,14 +22,15 @@ constexpr const char* kUsage =
     "usage: gscheck eval [--backend NAME] [--report FILE] [--junit FILE] [--max-bytes N]\n"
     "                    [--repeat K] [--case-timeout S] [--matrix] [--quiet] [--jobs N]\n"
     "                    [--timeout S] [--isolate worker|call] [--known-failures FILE]\n"
-    "                    [--strict] [--lint-known-failures] CASE.json|DIR...\n"
+    "                    [--strict] [--lint-known-failures] [--shrink-time S]\n"
+    "                    [--shrink-total S] CASE.json|DIR...\n"
     "  Runs each case file (directories are searched recursively for *.json) on the backend\n"
     "  and checks the outcome against the file's expect block; a backend other than the\n"
     "  reference is also compared with the reference's outcome. Prints one line per case.\n"
     "  --backend NAME   backend to check (default: reference; see gscheck list-backends)\n"
     "  --report FILE    write the JSON report (docs/report_format.md); '-': on stdout (the text\n"
     "                   then goes to stderr; --junit - likewise)\n"
-    "  --junit FILE     write JUnit XML\n"
+    "  --junit FILE     write JUnit XML\n" GSCHECK_SHRINK_USAGE
     "  --max-bytes N    memory budget for one case's tensors, given to every backend (default\n"
     "                   4294967296); case files larger than it are SKIPPED unread\n"
     "  --repeat K       run each case K times (default 2 for plugin:PATH backends, else 1): a\n"
@@ -93,6 +96,7 @@ int cmd_eval(const std::vector<std::string>& args) {
                                    {"--strict", false},
                                    {"--lint-known-failures", false}};
   for (auto& spec : plugin_option_specs()) specs.push_back(spec);
+  for (auto& spec : shrink_option_specs()) specs.push_back(spec);
   auto line = parse_command_line(args, specs, "gscheck eval", kUsage);
   if (!line.args) return line.exit_status;
   const ParsedArgs& parsed = *line.args;
@@ -124,10 +128,17 @@ int cmd_eval(const std::vector<std::string>& args) {
   std::optional<reports::KnownFailuresLint> lint;
   if (std::string bad = known_failures_options(parsed, opts, known, lint); !bad.empty())
     return usage_error(bad);
+  if (std::string bad = shrink_options(parsed, opts); !bad.empty()) return usage_error(bad);
+  if (case_timeout > 0) opts.shrink_seconds = std::min(opts.shrink_seconds, case_timeout / 2);
+  // Minimal cases of the failures go beside the report, as `gscheck run` saves its failures.
+  if (const std::string report = parsed.value("--report").value_or("");
+      !report.empty() && report != "-")
+    opts.failed_cases_dir = (std::filesystem::path(report).parent_path() / "failed_cases").string();
   const harness::SealedInputs sealed = harness::SealedInputs::read(*files, max_bytes);
   opts.sealed = &sealed;
   if (is_plugin_backend(backend_name))
-    if (Status hidden = hide_run_inputs(*plugin, parsed, *files, ""); !hidden.ok())
+    if (Status hidden = hide_run_inputs(*plugin, parsed, *files, opts.failed_cases_dir);
+        !hidden.ok())
       return usage_error(hidden.error().message);
   const reports::RunInfo::Sealed sealed_info =
       sealed_run_info(sealed, known ? &*known : nullptr, is_plugin_backend(backend_name),

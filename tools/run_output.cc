@@ -1,6 +1,8 @@
 #include "tools/run_output.h"
 
 #include <cstdio>
+#include <utility>
+#include <vector>
 
 #include "backends/plugin_backend.h"
 #include "core/sha256.h"
@@ -9,6 +11,25 @@
 namespace gscheck::tools {
 
 using reports::Verdict;
+
+std::vector<OptionSpec> shrink_option_specs() {
+  return {{"--shrink-time", true}, {"--shrink-total", true}};
+}
+
+std::string shrink_options(const ParsedArgs& parsed, harness::CheckOptions& opts) {
+  opts.shrink_seconds = 5;
+  opts.shrink_total_seconds = 120;
+  for (const auto& [name, target] :
+       {std::pair<const char*, double*>{"--shrink-time", &opts.shrink_seconds},
+        {"--shrink-total", &opts.shrink_total_seconds}}) {
+    if (auto v = parsed.value(name)) {
+      auto n = parse_int_option(name, *v, 0, 86400 * 7);
+      if (!n.ok()) return n.error().message;
+      *target = static_cast<double>(*n);
+    }
+  }
+  return "";
+}
 
 std::string known_failures_options(const ParsedArgs& parsed, harness::CheckOptions& opts,
                                    std::optional<reports::KnownFailures>& known,

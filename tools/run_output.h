@@ -39,6 +39,19 @@ class CliSink : public harness::ResultSink {
   std::optional<Error> spool_error_;
 };
 
+/// The usage lines of --shrink-time and --shrink-total (gscheck run, eval).
+#define GSCHECK_SHRINK_USAGE                                                                       \
+  "  --shrink-time S  shrink each failing case for up to S seconds (default 5; 0: never) to the\n" \
+  "                   smallest case that fails the same way, saved in failed_cases/ beside the\n"  \
+  "                   original (needs --report FILE); each step is one more call of the backend\n" \
+  "  --shrink-total S stop shrinking for the rest of the run after S seconds of it (default\n"     \
+  "                   120); later failures are saved as drawn\n"
+
+/// The option specs of GSCHECK_SHRINK_USAGE.
+std::vector<OptionSpec> shrink_option_specs();
+/// --shrink-time and --shrink-total into opts (defaults 5 and 120 s). "" or the usage error.
+std::string shrink_options(const ParsedArgs& parsed, harness::CheckOptions& opts);
+
 /// --known-failures FILE and --lint-known-failures: load the file into `known`, point opts at
 /// it and make the lint. Returns "" or the usage error's message.
 std::string known_failures_options(const ParsedArgs& parsed, harness::CheckOptions& opts,

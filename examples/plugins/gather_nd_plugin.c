@@ -78,8 +78,15 @@ static int32_t run(const gsc_call* call, gsc_result* result) {
   for (int64_t r = 0; r < rows; ++r) {
     int64_t offset = 0;
     int in_range = 1;
+#ifdef GSC_EXAMPLE_LAST_ROW_BUG
+    /* A planted bug for gscheck's own tests (shrinking, the installed package): past 20 rows,
+     * the last row reads the index row before it. */
+    const int64_t row = rows > 20 && r == rows - 1 ? r - 1 : r;
+#else
+    const int64_t row = r;
+#endif
     for (int j = 0; j < depth; ++j) {
-      const int64_t v = index_at(indices, r * depth + j);
+      const int64_t v = index_at(indices, row * depth + j);
       /* Stop at the first bad coordinate: folding INT64_MAX into the offset overflows (UB). */
       if (v < 0 || v >= params->dims[j]) {
         in_range = 0;

@@ -3,10 +3,14 @@
 #include "harness/checker.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
+#include <filesystem>
+#include <memory>
 #include <stdexcept>
 
+#include "core/case_json.h"
 #include "harness/budget.h"
 #include "harness/judge.h"
 #include "harness/regression.h"
@@ -271,6 +275,82 @@ TEST(CaseChecker, NondeterministicBackendMustPassEveryRun) {
   backend.caps_.deterministic = true;
   backend.calls = 0;
   EXPECT_EQ(checker.check_case(sum, "").verdict, Verdict::kNondeterministic);
+}
+
+// A gather backend with a bug on cases holding index 2: element 0 of the output negated. On
+// fewer than 3 index rows it fails another way (an error where TensorFlow computes).
+class TwoBugBackend final : public Backend {
+ public:
+  TwoBugBackend() {
+    caps_.name = "two-bug";
+    caps_.ops = {Op::kGather};
+    caps_.dtypes = {DType::kFloat32};
+    caps_.index_dtypes = {DType::kInt32};
+    caps_.semantics = {Semantics::kTfCpu};
+  }
+  const Capabilities& capabilities() const override { return caps_; }
+  Outcome run(const Case& c) override {
+    ++calls;
+    if (c.indices->num_elements() < 3) return Error{ErrorClass::kInvalidArgument, "too few"};
+    Outcome o = reference_->run(c);
+    bool two = false;
+    for (int64_t i = 0; i < c.indices->num_elements(); ++i) two |= c.indices->int_at(i) == 2;
+    if (o.ok() && two && o->num_elements() > 0) o->data_as<float>()[0] *= -1;
+    return o;
+  }
+  Capabilities caps_;
+  std::unique_ptr<Backend> reference_ = std::move(make_backend("reference").value());
+  int calls = 0;
+};
+
+CaseFile eight_rows() {
+  CaseFile f;
+  f.c.name = "gather/eight_rows";
+  f.c.op = Op::kGather;
+  f.c.params = Tensor::from_values<float>(Shape{4, 2}, {1, 2, 3, 4, 5, 6, 7, 8});
+  f.c.indices = Tensor::from_values<int32_t>(Shape{2, 4}, {0, 1, 3, 2, 1, 0, 3, 1});
+  return f;
+}
+
+TEST(CaseChecker, FailuresShrinkToTheSmallestThatFailsTheSameWay) {
+  TwoBugBackend backend;
+  auto reference = std::move(make_backend("reference").value());
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("gscheck_shrink_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  CheckOptions opts;
+  opts.failed_cases_dir = dir.string();
+  opts.shrink_seconds = 60;
+  CaseChecker checker(backend, reference.get(), opts);
+  const reports::CaseResult r = checker.check_case(eight_rows(), "");
+  ASSERT_EQ(r.verdict, Verdict::kFailed) << r.reason;
+  ASSERT_TRUE(r.shrunk) << result_text(r);
+  // Three rows: fewer fail another way (an error), which is not the failure being shrunk.
+  ASSERT_TRUE(std::filesystem::exists(r.shrunk->file));
+  const CaseFile minimal = load_case_file(r.shrunk->file).value();
+  EXPECT_EQ(minimal.c.indices->num_elements(), 3);
+  EXPECT_EQ(minimal.c.indices->rank(), 1);
+  int twos = 0;
+  for (int64_t i = 0; i < 3; ++i) twos += minimal.c.indices->int_at(i) == 2;
+  EXPECT_EQ(twos, 1);
+  // The slice dim of params is removed; 3 rows of params remain (index 2 reads the third).
+  EXPECT_EQ(minimal.c.params->shape(), Shape({3}));
+  EXPECT_TRUE(minimal.expect && minimal.expect->output);
+  EXPECT_GT(r.shrunk->kept, 0);
+  EXPECT_EQ(r.shrunk->reason.rfind("against reference", 0), 0u) << r.shrunk->reason;
+  // The original generated case is saved too, and the result's repro is its own.
+  EXPECT_NE(r.repro.find(dir.string()), std::string::npos);
+  EXPECT_NE(r.repro, r.shrunk->repro);
+  EXPECT_NE(result_text(r).find("minimal ("), std::string::npos);
+  std::filesystem::remove_all(dir);
+
+  // Nothing is shrunk without a folder to save into, or with shrink time 0.
+  opts.failed_cases_dir.clear();
+  EXPECT_FALSE(CaseChecker(backend, reference.get(), opts).check_case(eight_rows(), "").shrunk);
+  opts.failed_cases_dir = dir.string();
+  opts.shrink_seconds = 0;
+  EXPECT_FALSE(CaseChecker(backend, reference.get(), opts).check_case(eight_rows(), "").shrunk);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
