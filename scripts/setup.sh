@@ -9,6 +9,7 @@ packages=(
   pkg-config libxml2-utils python3-junitparser libseccomp-dev libssl-dev
   python3 python3-venv libpython3-dev  # libpython3-dev: the Python host (plugins/python)
   chromium  # the conformance page's browser test (tests/conformance)
+  dpkg-dev  # dpkg-shlibdeps: the .deb's Depends (CPack, tests/install)
 )
 
 missing=()

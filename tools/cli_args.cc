@@ -1,9 +1,12 @@
 #include "tools/cli_args.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <utility>
 
 namespace gscheck::tools {
@@ -93,6 +96,29 @@ CommandLine parse_command_line(const std::vector<std::string>& args,
     return {std::nullopt, 0};
   }
   return {std::move(*parsed), 0};
+}
+
+#ifndef GSCHECK_SOURCE_DIR
+#define GSCHECK_SOURCE_DIR "."
+#endif
+#ifndef GSCHECK_DATA_FROM_EXE
+#define GSCHECK_DATA_FROM_EXE "../../share/gscheck"
+#endif
+
+std::optional<std::string> data_path(const std::string& rel) {
+  std::error_code ec;
+  if (std::filesystem::exists(rel, ec)) return rel;
+  char self[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n > 0) {
+    const std::filesystem::path exe(std::string(self, static_cast<std::size_t>(n)));
+    const auto installed =
+        (exe.parent_path() / GSCHECK_DATA_FROM_EXE / rel).lexically_normal().string();
+    if (std::filesystem::exists(installed, ec)) return installed;
+  }
+  const std::string source = std::string(GSCHECK_SOURCE_DIR) + "/" + rel;
+  if (std::filesystem::exists(source, ec)) return source;
+  return std::nullopt;
 }
 
 }  // namespace gscheck::tools

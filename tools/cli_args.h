@@ -56,4 +56,10 @@ Expected<int64_t> parse_int_option(const std::string& name, const std::string& t
 /// A decimal number option value in [0, 1] (a share of cases); the error names the option.
 Expected<double> parse_fraction_option(const std::string& name, const std::string& text);
 
+/// gscheck's own data (rel: "corpus/golden", "bench/problems/default.json"): under the working
+/// directory, else where an install put it (share/gscheck, found from the running executable,
+/// symlinks resolved), else in the source tree this binary was built from; nullopt when none
+/// has it.
+std::optional<std::string> data_path(const std::string& rel);
+
 }  // namespace gscheck::tools

@@ -25,10 +25,6 @@
 #include "tools/commands.h"
 #include "tools/plugin_flags.h"
 
-#ifndef GSCHECK_SOURCE_DIR
-#define GSCHECK_SOURCE_DIR "."
-#endif
-
 namespace gscheck::tools {
 namespace {
 
@@ -377,9 +373,8 @@ int cmd_bench(const std::vector<std::string>& args) {
   }
   const std::string problems_path =
       parsed.value("--problems")
-          .value_or(std::filesystem::exists("bench/problems/default.json")
-                        ? "bench/problems/default.json"
-                        : std::string(GSCHECK_SOURCE_DIR) + "/bench/problems/default.json");
+          .value_or(
+              data_path("bench/problems/default.json").value_or("bench/problems/default.json"));
   auto problems = read_problems(problems_path);
   if (!problems.ok()) return usage_error(problems.error().message);
   if (auto f = parsed.value("--filter")) {

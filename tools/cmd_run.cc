@@ -22,10 +22,6 @@
 #include "tools/run_output.h"
 #include "tools/sweep_options.h"
 
-#ifndef GSCHECK_SOURCE_DIR
-#define GSCHECK_SOURCE_DIR "."
-#endif
-
 namespace gscheck::tools {
 namespace {
 
@@ -69,7 +65,7 @@ constexpr const char* kUsage =
     "                   `gscheck export --include-invalid` with the same seed, size and fraction\n"
     "  --report FILE    write the JSON report; failing random cases are saved as case files in\n"
     "                   failed_cases/ next to it. '-': the report on stdout (the text then goes\n"
-    "                   to stderr; no case files are saved)\n"
+    "                   to stderr; no case files are saved)\n" GSCHECK_SHRINK_USAGE
     "  --junit FILE     write JUnit XML ('-': on stdout, as --report -)\n"
     "  --max-bytes N    memory budget for one case's tensors, given to every backend (default\n"
     "                   4294967296); case files larger than it are SKIPPED unread\n"
@@ -105,18 +101,12 @@ constexpr const char* kUsage =
 
 int usage_error(const std::string& message) { return value_error("gscheck run", message); }
 
-// corpus/<name> relative to the working directory when it is there, else in the source tree.
+// corpus/<name> relative to the working directory when it is there, else the installed one,
+// else the source tree's (data_path).
 std::vector<std::string> default_paths() {
   std::vector<std::string> paths;
-  for (const char* name : {"corpus/golden", "corpus/regressions"}) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(name, ec)) {
-      paths.emplace_back(name);
-    } else if (const std::string src = std::string(GSCHECK_SOURCE_DIR) + "/" + name;
-               std::filesystem::is_directory(src, ec)) {
-      paths.push_back(src);
-    }
-  }
+  for (const char* name : {"corpus/golden", "corpus/regressions"})
+    if (auto path = data_path(name)) paths.push_back(*path);
   return paths;
 }
 
@@ -293,6 +283,7 @@ int cmd_run(const std::vector<std::string>& args) {
   harness::block_run_signals();  // before any backend starts threads: only the guard takes them
   std::vector<OptionSpec> specs = run_option_specs();
   for (auto& spec : plugin_option_specs()) specs.push_back(spec);
+  for (auto& spec : shrink_option_specs()) specs.push_back(spec);
   auto line = parse_command_line(args, specs, "gscheck run", kUsage);
   if (!line.args) return line.exit_status;
   const ParsedArgs& parsed = *line.args;
@@ -316,6 +307,9 @@ int cmd_run(const std::vector<std::string>& args) {
   std::optional<reports::KnownFailuresLint> lint;
   if (std::string bad = known_failures_options(parsed, opts, known, lint); !bad.empty())
     return usage_error(bad);
+  if (std::string bad = shrink_options(parsed, opts); !bad.empty()) return usage_error(bad);
+  // Shrinking is part of a case's time: it must leave the case inside --case-timeout.
+  if (o.case_timeout > 0) opts.shrink_seconds = std::min(opts.shrink_seconds, o.case_timeout / 2);
   std::vector<std::string> paths = parsed.positional;
   if (paths.empty()) paths = default_paths();
   std::vector<std::string> files;

@@ -8,16 +8,10 @@ The checks are TensorFlow's, in its kernels' order (plugins/python/tf_checks.py,
 the runtime backends), so each case fails with TensorFlow's error class (the messages are not
 TensorFlow's: tf_messages is False); this file moves the data. docs/vendor.md has the contract.
 """
-import os
-import sys
-
 import numpy as np
 
 import gscheck
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "plugins",
-                                "python"))
-import tf_checks  # noqa: E402
+import tf_checks  # gscheck's own: the host puts its helper modules on sys.path
 
 CONTRACT = {
     "name": "numpy-example",

@@ -57,8 +57,12 @@ class Host:
         self.gscheck = _make_gscheck_module(self._output)
         sys.modules["gscheck"] = self.gscheck
 
-    def load(self, venv, spec):
-        """Imports the backend; returns the contract as a tuple (see python_plugin.cc)."""
+    def load(self, venv, spec, helpers=""):
+        """Imports the backend; returns the contract as a tuple (see python_plugin.cc). helpers:
+        the folder of gscheck's helper modules (tf_checks), importable without a sys.path line;
+        last on sys.path, so a module's own copy wins."""
+        if helpers and os.path.isdir(helpers):
+            sys.path.append(helpers)
         if venv:
             # Extension modules are built for one minor version: only that one's packages.
             mine = "python%d.%d" % sys.version_info[:2]

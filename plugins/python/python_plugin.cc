@@ -141,7 +141,13 @@ void load_module() {
     return;
   }
   const char* venv = std::getenv("GSCHECK_PYTHON_VENV");
-  PyObject* c = PyObject_CallMethod(g_host, "load", "ss", venv ? venv : "", spec);
+  // gscheck's helper modules live in python/ beside this plugin (build tree and install alike).
+  std::string helpers;
+  if (Dl_info self{}; ::dladdr(reinterpret_cast<void*>(&load_module), &self) && self.dli_fname) {
+    helpers = self.dli_fname;
+    helpers = helpers.substr(0, helpers.rfind('/') + 1) + "python";
+  }
+  PyObject* c = PyObject_CallMethod(g_host, "load", "sss", venv ? venv : "", spec, helpers.c_str());
   const char* name = nullptr;
   int det = 0, tf = 0, half = 0, api = 0;
   unsigned long long dtypes = 0;
