@@ -49,6 +49,11 @@ struct PluginOptions {
   /// and than the warm-ups left (the first call of each prepared input on a worker, where a
   /// runtime makes its thread pools), fails ("work left running past the call").
   bool no_work_past_call = false;
+  /// Coverage-guided fuzzing of the plugin (fuzz/harness.cc): each worker publishes the
+  /// plugin's SanitizerCoverage counters after every call, read through Backend::coverage().
+  bool coverage = false;
+  /// Set by make_plugin_backend when coverage is: the counters' memfd every worker gets.
+  int coverage_memfd = -1;
 };
 
 /// The number of cores: the default --jobs.

@@ -4,7 +4,9 @@
 // admit() (the grader, the fuzzers, the properties and the backends themselves).
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -63,6 +65,10 @@ class Backend {
   /// behaves exactly as run(c) on c as it is then: c's indices and updates may be rewritten
   /// between calls, with the same shapes (gscheck bench draws them afresh); c must outlive it.
   virtual std::function<TimedOutcome()> prepare(const Case& c);
+  /// Coverage-guided fuzzing: the code under test's own coverage counters after the last run()
+  /// (a plugin built with SanitizerCoverage, PluginOptions::coverage), valid until the next
+  /// call; empty when it has none. Guidance only: the graded code can write them.
+  virtual std::span<const uint8_t> coverage() const { return {}; }
 };
 
 }  // namespace gscheck

@@ -1,13 +1,18 @@
 #include "fuzz/harness.h"
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <optional>
+#include <set>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "backends/plugin_backend.h"
 #include "backends/registry.h"
 #include "compare/compare.h"
 #include "core/case_json.h"
@@ -15,6 +20,7 @@
 #include "harness/regression.h"
 #include "harness/shrink.h"
 #include "reference/reference.h"
+#include "reports/known_failures.h"
 
 #ifndef GSCHECK_FUZZ_REPLAY
 #define GSCHECK_FUZZ_REPLAY "gscheck_fuzz_replay"
@@ -29,10 +35,69 @@ struct Entry {
   compare::Options options;
 };
 
-// The registry's backends other than the reference, made once per process.
+// $GSCHECK_FUZZ_BACKEND: a vendor's backend (plugin:PATH, or python:MODULE through the Python
+// host $GSCHECK_PYTHON_PLUGIN), fuzzed alone in one contained worker, with its own coverage.
+const char* vendor_spec() {
+  const char* spec = std::getenv("GSCHECK_FUZZ_BACKEND");
+  return spec && *spec ? spec : nullptr;
+}
+
+Expected<std::unique_ptr<Backend>> make_vendor_backend(const std::string& spec) {
+  PluginOptions opt;
+  opt.jobs = 1;
+  opt.coverage = true;
+  opt.timeout_seconds = 10;
+  opt.name = spec;
+  // Where fuzzing runs unprivileged without user namespaces, the run says so (containment).
+  if (const char* u = std::getenv("GSCHECK_UNSAFE_NO_SANDBOX")) opt.unsafe_no_sandbox = *u == '1';
+  if (spec.starts_with("plugin:")) return make_plugin_backend(spec.substr(7), opt);
+  if (spec.starts_with("python:")) {
+    const char* host = std::getenv("GSCHECK_PYTHON_PLUGIN");
+    if (!host || !*host)
+      return parse_error("GSCHECK_FUZZ_BACKEND=" + spec +
+                         ": set $GSCHECK_PYTHON_PLUGIN to libgscheck_python_plugin.so "
+                         "(scripts/fuzz.sh does)");
+    ::setenv("GSCHECK_PYTHON_MODULE", spec.substr(7).c_str(), 1);
+    return make_plugin_backend(host, opt);
+  }
+  return parse_error("GSCHECK_FUZZ_BACKEND=" + spec + ": expected plugin:PATH or python:MODULE");
+}
+
+// $GSCHECK_FUZZ_KNOWN_FAILURES (scripts/fuzz.sh --known-failures): what a vendor's backend is
+// known to do otherwise; a mismatch every difference of which an entry explains is no finding.
+const reports::KnownFailures* known_failures() {
+  static const std::optional<reports::KnownFailures> known =
+      []() -> std::optional<reports::KnownFailures> {
+    const char* path = std::getenv("GSCHECK_FUZZ_KNOWN_FAILURES");
+    if (!path || !*path) return std::nullopt;
+    auto k = reports::load_known_failures(path);
+    if (!k.ok()) {
+      std::fprintf(stderr, "gscheck fuzz: %s\n", k.error().message.c_str());
+      std::exit(2);
+    }
+    return std::move(k).value();
+  }();
+  return known ? &*known : nullptr;
+}
+
+// The registry's backends other than the reference, made once per process; or the vendor's.
 std::vector<Entry>& backends() {
   static std::vector<Entry> all = [] {
     std::vector<Entry> v;
+    if (const char* spec = vendor_spec()) {
+      known_failures();  // a bad file ends the run before any input
+      auto made = make_vendor_backend(spec);
+      if (!made.ok()) {
+        std::fprintf(stderr, "gscheck fuzz: %s\n", made.error().message.c_str());
+        std::exit(2);
+      }
+      Entry e{spec, std::move(made.value()), {}};
+      e.options = compare::options_for(e.backend->capabilities());
+      std::fprintf(stderr, "gscheck fuzz: checking backend %s (%s)\n", spec,
+                   e.backend->capabilities().containment.c_str());
+      v.push_back(std::move(e));
+      return v;
+    }
     for (const std::string& name : backend_names()) {
       if (name == "reference") continue;
       auto made = make_backend(name);
@@ -104,17 +169,71 @@ Status save(const std::string& path, const Case& c, const Outcome& ref, std::str
 
 // The grade of c on e: the harness's, as `gscheck run` grades it.
 reports::CaseResult grade(Entry& e, const Case& c) {
-  harness::CaseChecker checker(*e.backend, &reference_backend(), {});
+  harness::CheckOptions opts;
+  opts.known_failures = known_failures();
+  harness::CaseChecker checker(*e.backend, &reference_backend(), opts);
   CaseFile f;
   f.c = c;
   return checker.check_case(f, "");
 }
 
+// When the fuzzer started (this library's static initialisation): findings say how long they
+// took.
+const auto g_start = std::chrono::steady_clock::now();
+
+// The vendor plugin's own coverage joins libFuzzer's feedback as extra counters (libFuzzer
+// reads this section and clears it before each input); folded modulo its size.
+__attribute__((section("__libfuzzer_extra_counters"), used)) uint8_t g_plugin_counters[1 << 16];
+
+void take_coverage(const Backend& b) {
+  static bool said = false;
+  const std::span<const uint8_t> c = b.coverage();
+  if (!said) {
+    said = true;
+    if (c.empty()) {
+      std::fprintf(stderr,
+                   "gscheck fuzz: %s has no SanitizerCoverage counters: guided by the "
+                   "reference's and the decoder's coverage only (build it with "
+                   "-fsanitize-coverage=inline-8bit-counters,pc-table, docs/fuzzing.md)\n",
+                   b.capabilities().name.c_str());
+    } else {
+      std::fprintf(stderr, "gscheck fuzz: %s's own coverage guides the search (%zu counters)\n",
+                   b.capabilities().name.c_str(), c.size());
+    }
+  }
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    uint8_t& slot = g_plugin_counters[i % sizeof g_plugin_counters];
+    if (c[i] > slot) slot = c[i];
+  }
+}
+
+// Shrinks, saves and prints a mismatch; returns the "kind:" line.
+std::string report_mismatch_text(Family family, Case& c, Entry& e, const Outcome& ref,
+                                 const Outcome& got);
+
 [[noreturn]] void report_mismatch(Family family, Case c, Entry& e, const Outcome& ref,
                                   const Outcome& got) {
+  report_mismatch_text(family, c, e, ref, got);
+  std::abort();
+}
+
+// A vendor backend's finding is a result, not the end of the fuzzer: each kind is shrunk, saved
+// and printed once (with when it was found), and the search goes on.
+void report_finding(Family family, Case c, Entry& e, const Outcome& ref, const Outcome& got) {
+  static std::set<std::string> seen;
+  std::string kind = std::string(op_name(c.op)) + " " + kind_name(ref) + " " + kind_name(got);
+  if (!seen.insert(kind).second) return;
+  const double at =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - g_start).count();
+  std::fprintf(stderr, "gscheck fuzz: FINDING %zu after %.1f s of fuzzing\n", seen.size(), at);
+  report_mismatch_text(family, c, e, ref, got);
+}
+
+std::string report_mismatch_text(Family family, Case& c, Entry& e, const Outcome& ref,
+                                 const Outcome& got) {
   const std::string ref_kind = kind_name(ref), got_kind = kind_name(got);
   // The detector's own test (run_differential): each step runs each side once. A bounded
-  // time: the fuzzer is stopped by the abort below, and the case saved is what was reached.
+  // time: the case saved is what was reached, and a finding costs the search at most 30 s.
   c = harness::shrink_case(std::move(c),
                            [&](const Case& s) {
                              const Outcome r = reference::run(s);
@@ -152,7 +271,7 @@ reports::CaseResult grade(Entry& e, const Case& c) {
     std::fprintf(stderr, "  could not write the case file: %s\n", path.error().message.c_str());
   }
   std::fflush(stderr);
-  std::abort();
+  return kind;
 }
 
 }  // namespace
@@ -179,11 +298,19 @@ int run_differential(Family family, const uint8_t* data, std::size_t size) {
     return 0;
   }
   const Outcome ref = reference::run(c);
+  const bool vendor = vendor_spec() != nullptr;
   for (Entry& e : backends()) {
     if (!admit(e.backend->capabilities(), c).ok()) continue;
     const Outcome got = e.backend->run(c);
-    if (!compare::compare_outcomes(c, ref, got, e.options).pass)
+    if (vendor) take_coverage(*e.backend);
+    if (compare::compare_outcomes(c, ref, got, e.options).pass) continue;
+    if (vendor) {
+      // Graded as `gscheck run` grades it: known failures explain what they name.
+      if (known_failures() && !reports::is_failure(grade(e, c).verdict)) continue;
+      report_finding(family, c, e, ref, got);
+    } else {
       report_mismatch(family, c, e, ref, got);
+    }
   }
   return 0;
 }

@@ -6,6 +6,13 @@
 #   scripts/fuzz.sh --time 3600          # one hour in all
 #   scripts/fuzz.sh --smoke              # ~20 s per target; prints execs/s; cases stay in the work dir
 #   scripts/fuzz.sh --targets "gather gather_nd" --jobs 8 --rss-limit-mb 4096
+#   scripts/fuzz.sh --backend plugin:libmine.so --time 600   # your plugin, with its own coverage
+#       [--known-failures FILE]   # its declines and departures, as gscheck run takes them
+#
+# --backend plugin:PATH | python:MODULE: the differential targets grade that backend alone against
+# the reference, in one contained worker per fuzzer; a finding (mismatch, crash, hang) is shrunk,
+# saved as a case file with a replay line, and the search goes on. A plugin built with
+# -fsanitize-coverage=inline-8bit-counters,pc-table guides the search with its own branches.
 #
 # Work dir (git-ignored): corpus/fuzz-work/<target>/{corpus,crashes,minimized,cases,logs}. The
 # corpus there grows from night to night; seeds come from corpus/fuzz/<target>/.
@@ -19,6 +26,7 @@ all_targets="gather gather_nd scatter_nd tensor_scatter case_json known_failures
 # Targets whose inputs are bytes, not cases: a crash input joins their seed corpus.
 byte_targets=" case_json known_failures report wire_result wire_call "
 targets=$all_targets
+backend=""
 total_time=$((8 * 3600))
 jobs=$(nproc)
 rss_limit_mb=2048
@@ -27,7 +35,7 @@ regressions_dir=""
 build_dir="$root/build/fuzz"
 work="$root/corpus/fuzz-work"
 
-usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --smoke) smoke=1 ;;
@@ -36,13 +44,35 @@ while [[ $# -gt 0 ]]; do
     --targets) targets=$2; shift ;;
     --rss-limit-mb) rss_limit_mb=$2; shift ;;
     --regressions-dir) regressions_dir=$2; shift ;;
+    --backend) backend=$2; shift ;;
+    --known-failures) export GSCHECK_FUZZ_KNOWN_FAILURES=$(realpath "$2"); shift ;;
     -h|--help) usage 0 ;;
     *) echo "fuzz.sh: unknown argument $1" >&2; usage 2 ;;
   esac
   shift
 done
+if [[ -n $backend ]]; then
+  case "$backend" in
+    plugin:*)
+      [[ -r ${backend#plugin:} ]] || { echo "fuzz.sh: --backend $backend: no such file" >&2; exit 2; }
+      backend="plugin:$(realpath "${backend#plugin:}")" ;;
+    python:*)
+      host=${GSCHECK_PYTHON_PLUGIN:-$root/build/default/tools/libgscheck_python_plugin.so}
+      [[ -r $host ]] || { echo "fuzz.sh: --backend $backend needs the Python host: build the default preset or set \$GSCHECK_PYTHON_PLUGIN" >&2; exit 2; }
+      export GSCHECK_PYTHON_PLUGIN=$host ;;
+    *) echo "fuzz.sh: --backend: expected plugin:PATH or python:MODULE, got '$backend'" >&2; exit 2 ;;
+  esac
+  export GSCHECK_FUZZ_BACKEND=$backend
+  # Only the differential targets grade a backend; each keeps its corpus per backend.
+  [[ $targets == "$all_targets" ]] && targets="gather gather_nd scatter_nd tensor_scatter"
+  work="$work/backend-$(basename "${backend#*:}" | tr -c 'A-Za-z0-9._-\n' _)"
+fi
 for t in $targets; do
   [[ " $all_targets " == *" $t "* ]] || { echo "fuzz.sh: unknown target $t" >&2; exit 2; }
+  if [[ -n $backend && $byte_targets == *" $t "* ]]; then
+    echo "fuzz.sh: --backend fuzzes the differential targets only, not $t" >&2
+    exit 2
+  fi
 done
 n_targets=$(wc -w <<<"$targets")
 minimize_time=60
@@ -96,6 +126,25 @@ for t in $targets; do
   mkdir -p "$tw/corpus" "$tw/crashes" "$tw/minimized" "$tw/cases" "$tw/logs"
   extra=()
   [[ $t == case_json ]] && extra+=("-dict=$root/fuzz/case_json.dict")
+  if [[ -n $backend ]]; then
+    # One fuzzer process and its worker: findings never stop it, so no fork mode is needed.
+    echo "== fuzz $t against $backend: ${per_target}s, rss limit ${rss_limit_mb} MB"
+    GSCHECK_REGRESSIONS_DIR="$tw/cases" "$bin/${t}_fuzz" -max_total_time="$per_target" \
+      -rss_limit_mb="$rss_limit_mb" -timeout=30 -artifact_prefix="$tw/crashes/" \
+      "$tw/corpus" "$root/corpus/fuzz/$t" >"$tw/logs/fuzz.log" 2>&1 || true
+    grep -m1 -E "^gscheck fuzz: .*(own coverage guides|has no SanitizerCoverage)" "$tw/logs/fuzz.log" || true
+    last=$(grep -E '^#[0-9]+ .*exec/s: [0-9]+' "$tw/logs/fuzz.log" | tail -1 || true)
+    rate[$t]="$(sed -E 's/.*exec\/s: ([0-9]+).*/\1/' <<<"$last") execs/s (${last%% *}, $(sed -E 's/.*(cov: [0-9]+).*/\1/' <<<"$last"))"
+    echo "   ${rate[$t]}"
+    while IFS= read -r case_file; do
+      dest="$regressions_dir/$(basename "$case_file")"
+      cp "$case_file" "$dest"
+      when=$(grep -B40 -F "  case file: $case_file" "$tw/logs/fuzz.log" | grep '^gscheck fuzz: FINDING' | tail -1)
+      kind=$(grep -A40 -F "$when" "$tw/logs/fuzz.log" | grep -m1 '^  kind: ')
+      summary+=("$t: ${when#gscheck fuzz: } ${kind#  }"$'\n'"    file:   $dest"$'\n'"    replay: build/default/tools/gscheck eval --backend $backend $dest")
+    done < <(sed -n 's/^  case file: //p' "$tw/logs/fuzz.log")
+    continue
+  fi
   echo "== fuzz $t: ${per_target}s on $jobs job(s), rss limit ${rss_limit_mb} MB"
   # Mismatches found while fuzzing write their cases into the work dir; triage below decides
   # which reach the regressions dir.

@@ -2,6 +2,8 @@
 // loading the plugin once. The plugin never runs in this process. Calls go over a pipe as small
 // frames; tensors go through memfds (wire.h). The process itself is host_process.h's, the
 // marshalling host_codec.h's.
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,8 +15,10 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <system_error>
 #include <thread>
+#include <tuple>
 #include <unordered_set>
 #include <vector>
 
@@ -260,12 +264,26 @@ std::vector<E> from_mask(uint64_t mask, int count) {
 class PluginBackend final : public Backend {
  public:
   PluginBackend(std::string path, Capabilities caps, PluginOptions opt,
-                std::unique_ptr<Worker> first)
-      : path_(std::move(path)), caps_(std::move(caps)), opt_(opt) {
+                std::unique_ptr<Worker> first, const unsigned char* coverage)
+      : path_(std::move(path)), caps_(std::move(caps)), opt_(opt), coverage_(coverage) {
     idle_.push_back(std::move(first));
     live_ = 1;
   }
   ~PluginBackend() override {
+    stop_workers();
+    if (coverage_) ::munmap(const_cast<unsigned char*>(coverage_), w::kCoverageBytes);
+    if (opt_.coverage_memfd >= 0) ::close(opt_.coverage_memfd);
+  }
+  std::span<const uint8_t> coverage() const override {
+    if (!coverage_) return {};
+    w::CoverageHeader h{};
+    std::memcpy(&h, coverage_, sizeof h);
+    if (h.magic != w::kMagic || h.registered == 0) return {};
+    return {coverage_ + sizeof h, std::min<uint64_t>(h.written, w::kCoverageCounters)};
+  }
+
+ private:
+  void stop_workers() {
     // Stop the workers in parallel: each may take a moment in finalize().
     std::vector<std::thread> stops;
     for (auto& wk : idle_) {
@@ -277,6 +295,8 @@ class PluginBackend final : public Backend {
     }
     for (auto& t : stops) t.join();
   }
+
+ public:
   const Capabilities& capabilities() const override { return caps_; }
 
   Outcome run(const Case& c) override {
@@ -361,7 +381,26 @@ class PluginBackend final : public Backend {
   std::condition_variable cv_;
   std::vector<std::unique_ptr<Worker>> idle_;
   int live_ = 0;
+  const unsigned char* coverage_ = nullptr;  // the counters' memfd, mapped read-only
 };
+
+// The memfd the workers publish the plugin's coverage counters in (wire.h), and gscheck's
+// read-only mapping of it; {-1, nullptr} when it cannot be made.
+std::pair<int, const unsigned char*> coverage_memfd() {
+  const int fd = ::memfd_create("gscheck-coverage", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0) return {-1, nullptr};
+  if (::ftruncate(fd, static_cast<off_t>(w::kCoverageBytes)) != 0 ||
+      ::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
+    ::close(fd);
+    return {-1, nullptr};
+  }
+  void* p = ::mmap(nullptr, w::kCoverageBytes, PROT_READ, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED) {
+    ::close(fd);
+    return {-1, nullptr};
+  }
+  return {fd, static_cast<const unsigned char*>(p)};
+}
 
 // The declared contract as Capabilities; errors name the plugin.
 Expected<Capabilities> capabilities_of(const std::string& path, const w::WireContract& p) {
@@ -413,16 +452,31 @@ Expected<std::unique_ptr<Backend>> make_plugin_backend(const std::string& path,
   } else {
     return parse_error("cannot load plugin " + path + ": " + std::strerror(errno));
   }
+  PluginOptions opt = options;
+  const unsigned char* coverage = nullptr;
+  if (opt.coverage) {
+    std::tie(opt.coverage_memfd, coverage) = coverage_memfd();
+    if (!coverage)
+      return internal(std::string("cannot make the coverage memory: ") + std::strerror(errno));
+  }
+  const auto release_coverage = [&] {
+    if (coverage) ::munmap(const_cast<unsigned char*>(coverage), w::kCoverageBytes);
+    if (opt.coverage_memfd >= 0) ::close(opt.coverage_memfd);
+  };
   auto first = std::make_unique<Worker>();
-  auto contract = first->start(where, options);
+  auto contract = first->start(where, opt);
   if (!contract.ok()) {
+    release_coverage();
     const std::string& m = contract.error().message;
     return parse_error(m.starts_with("cannot load plugin") || m.starts_with("plugin ")
                            ? m
                            : "cannot load plugin " + path + ": " + m);
   }
   auto caps = capabilities_of(path, contract->c);
-  if (!caps.ok()) return caps.error();
+  if (!caps.ok()) {
+    release_coverage();
+    return caps.error();
+  }
   if (!options.name.empty()) caps->name = options.name;
   caps->replay_flags = options.replay_flags;
   if (caps->containment.starts_with("process group only"))  // only with --unsafe-no-sandbox
@@ -433,7 +487,7 @@ Expected<std::unique_ptr<Backend>> make_plugin_backend(const std::string& path,
     caps->containment +=
         (i ? ", " : "; writable by the worker (--worker-writable): ") + options.writable[i];
   return std::unique_ptr<Backend>(
-      new PluginBackend(where, std::move(*caps), options, std::move(first)));
+      new PluginBackend(where, std::move(*caps), opt, std::move(first), coverage));
 }
 
 }  // namespace gscheck

@@ -221,9 +221,12 @@ std::string WorkerProcess::spawn(const std::string& plugin, const PluginOptions&
   ::fcntl(reply_, F_SETFL, O_NONBLOCK);
   ::fcntl(status_fd_, F_SETFL, O_NONBLOCK);
   // Sources above every target, so no dup2 overwrites a later source. The order is the
-  // worker's descriptors 0..7 (wire.h: kCommandFd and the rest).
+  // worker's descriptors 0..8 (wire.h: kCommandFd and the rest; kCoverageFd is /dev/null unless
+  // the plugin is fuzzed with its coverage).
   // Each call brings its own "in" memfd (kInMemFd's slot holds /dev/null until the first).
-  const int sources[] = {devnull, log[1], log[1], cmd[1], rep[1], devnull, out_mem_, status[1]};
+  const int coverage = opt.coverage_memfd >= 0 ? opt.coverage_memfd : devnull;
+  const int sources[] = {devnull, log[1],   log[1],    cmd[1],  rep[1],
+                         devnull, out_mem_, status[1], coverage};
   SpawnPlan plan;
   std::string error;
   for (int fd : sources) {

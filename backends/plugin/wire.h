@@ -29,6 +29,18 @@ inline constexpr int kReplyFd = 4;    // pipe: worker -> gscheck frames
 inline constexpr int kInMemFd = 5;    // memfd: the call and its inputs (each kCall brings one)
 inline constexpr int kOutMemFd = 6;   // memfd: the output tensor (and its strings)
 inline constexpr int kStatusFd = 7;   // pipe: the guard -> gscheck, how the worker ended
+// memfd, only for coverage-guided fuzzing (PluginOptions::coverage): the plugin's
+// SanitizerCoverage 8-bit counters after each call (CoverageHeader, then the counters). Guidance
+// only: the plugin can write it, and nothing in it reaches a verdict.
+inline constexpr int kCoverageFd = 8;
+inline constexpr uint64_t kCoverageCounters = 1 << 20;  // counters kept; more are cut off
+struct CoverageHeader {
+  uint64_t magic;       // kMagic
+  uint64_t registered;  // counters the plugin's modules registered (0: not instrumented)
+  uint64_t written;     // counters of the last call that follow, min(registered, capacity)
+  uint64_t calls;       // calls published so far
+};
+inline constexpr uint64_t kCoverageBytes = sizeof(CoverageHeader) + kCoverageCounters;
 
 inline constexpr uint32_t kMagic = 0x67736377;  // "gscw"
 // The worker's exit status when the plugin closed the descriptors it talks to gscheck through.

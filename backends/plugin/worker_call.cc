@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "backends/plugin/wire.h"
+#include "backends/plugin/worker_coverage.h"
 #include "backends/plugin/worker_fault_guard.h"
 #include "backends/plugin/worker_io.h"
 #include "backends/plugin/worker_output_arena.h"
@@ -129,7 +130,9 @@ bool read_inputs(const WorkerState& state, const unsigned char* base, uint64_t i
 // run() with the plugin's exceptions caught; false after replying that it threw.
 bool run_plugin(const WorkerState& state, const gsc_call& call, gsc_result& result, int32_t& code) {
   try {
+    coverage_reset();
     code = state.run(&call, &result);
+    coverage_publish();
   } catch (const std::exception& e) {
     fail(Ending::kFailedRestart,
          std::string("plugin threw a C++ exception out of run(): ") + e.what());

@@ -21,6 +21,7 @@
 
 #include "backends/plugin/wire.h"
 #include "backends/plugin/worker_call.h"
+#include "backends/plugin/worker_coverage.h"
 #include "backends/plugin/worker_fault_guard.h"
 #include "backends/plugin/worker_io.h"
 #include "backends/plugin/worker_loader.h"
@@ -81,8 +82,9 @@ int guard() {
   struct sigaction sa {};
   sa.sa_handler = &kill_own_group;
   ::sigaction(SIGTERM, &sa, nullptr);
-  for (int fd = 0; fd < kStatusFd; ++fd)
-    if (fd != 2) ::close(fd);  // the worker holds the pipes: their EOF is the worker's
+  for (int fd = 0; fd <= kCoverageFd; ++fd)
+    if (fd != 2 && fd != kStatusFd)
+      ::close(fd);  // the worker holds the pipes: their EOF is the worker's
   int st = 0;
   while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
   }
@@ -169,6 +171,7 @@ int main(int argc, char** argv) {
   state.max_bytes = std::atoll(argv[2]);
   state.fork_per_call = std::strcmp(argv[3], "call") == 0;
   state.gscheck = static_cast<pid_t>(std::atoll(argv[4]));
+  coverage_open();  // before the filter and the plugin
   state.seccomp = deny_system_calls() && deny_signals_to_parent(state.gscheck);
   ::signal(SIGPIPE, SIG_DFL);
   static char alt_stack[64 * 1024];

@@ -8,10 +8,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <span>
 #include <sstream>
 #include <thread>
 
@@ -592,6 +594,49 @@ void expect_signal_kills_workers(int sig) {
 TEST(NoProcessOutlivesGscheck, SigTerm) { expect_signal_kills_workers(SIGTERM); }
 TEST(NoProcessOutlivesGscheck, SigInt) { expect_signal_kills_workers(SIGINT); }
 TEST(NoProcessOutlivesGscheck, SigKill) { expect_signal_kills_workers(SIGKILL); }
+
+#ifdef GSCHECK_COVERAGE_PLUGIN
+// Coverage-guided fuzzing of a plugin: the counters of a plugin built with SanitizerCoverage reach
+// gscheck after each call, reset between calls; an uninstrumented plugin has none, and no plugin
+// publishes any unless asked.
+TEST(PluginCoverage, InstrumentedCountersReachGscheckPerCall) {
+  PluginOptions opt;
+  opt.coverage = true;
+  auto plugin = load(GSCHECK_COVERAGE_PLUGIN, opt);
+  ASSERT_TRUE(plugin);
+  EXPECT_TRUE(plugin->coverage().empty());  // nothing published before a call
+  const Case floats = example_cases()[0];
+  // int16, depth 2, 7 rows: three of the planted bug's four nested branches taken.
+  std::vector<int16_t> p(12);
+  for (int i = 0; i < 12; ++i) p[static_cast<std::size_t>(i)] = static_cast<int16_t>(i);
+  const Case nested =
+      gather_nd_case(Tensor::from_values<int16_t>(Shape{3, 4}, p),
+                     Tensor::from_values<int32_t>(Shape{7, 2}, std::vector<int32_t>(14, 1)));
+  auto counters = [&](const Case& c) {
+    EXPECT_TRUE(plugin->run(c).ok());
+    const std::span<const uint8_t> s = plugin->coverage();
+    return std::vector<uint8_t>(s.begin(), s.end());
+  };
+  const std::vector<uint8_t> a = counters(floats);
+  ASSERT_FALSE(a.empty());
+  EXPECT_GT(std::count_if(a.begin(), a.end(), [](uint8_t v) { return v != 0; }), 3);
+  const std::vector<uint8_t> b = counters(nested);
+  ASSERT_EQ(a.size(), b.size());
+  EXPECT_NE(a, b);
+  // Reset before each call: the same case gives the same counters again.
+  EXPECT_EQ(counters(floats), a);
+  expect_agrees(*plugin, nested);
+
+  auto plain = load(GSCHECK_EXAMPLE_PLUGIN, opt);
+  ASSERT_TRUE(plain);
+  EXPECT_TRUE(plain->run(floats).ok());
+  EXPECT_TRUE(plain->coverage().empty());
+  auto unasked = load(GSCHECK_COVERAGE_PLUGIN);
+  ASSERT_TRUE(unasked);
+  EXPECT_TRUE(unasked->run(floats).ok());
+  EXPECT_TRUE(unasked->coverage().empty());
+}
+#endif
 
 }  // namespace
 }  // namespace gscheck
