@@ -65,7 +65,7 @@ if [[ -n $backend ]]; then
   export GSCHECK_FUZZ_BACKEND=$backend
   # Only the differential targets grade a backend; each keeps its corpus per backend.
   [[ $targets == "$all_targets" ]] && targets="gather gather_nd scatter_nd tensor_scatter"
-  work="$work/backend-$(basename "${backend#*:}" | tr -c 'A-Za-z0-9._-\n' _)"
+  work="$work/backend-$(basename "${backend#*:}" | tr -c 'A-Za-z0-9._\n-' _)"
 fi
 for t in $targets; do
   [[ " $all_targets " == *" $t "* ]] || { echo "fuzz.sh: unknown target $t" >&2; exit 2; }
@@ -133,8 +133,8 @@ for t in $targets; do
       -rss_limit_mb="$rss_limit_mb" -timeout=30 -artifact_prefix="$tw/crashes/" \
       "$tw/corpus" "$root/corpus/fuzz/$t" >"$tw/logs/fuzz.log" 2>&1 || true
     grep -m1 -E "^gscheck fuzz: .*(own coverage guides|has no SanitizerCoverage)" "$tw/logs/fuzz.log" || true
-    last=$(grep -E '^#[0-9]+ .*exec/s: [0-9]+' "$tw/logs/fuzz.log" | tail -1 || true)
-    rate[$t]="$(sed -E 's/.*exec\/s: ([0-9]+).*/\1/' <<<"$last") execs/s (${last%% *}, $(sed -E 's/.*(cov: [0-9]+).*/\1/' <<<"$last"))"
+    last=$(grep -E '^#[0-9]+[[:space:]].*exec/s: [0-9]+' "$tw/logs/fuzz.log" | tail -1 || true)
+    rate[$t]="$(sed -E 's/.*exec\/s: ([0-9]+).*/\1/' <<<"$last") execs/s ($(sed -E 's/^#([0-9]+).*/\1/' <<<"$last") execs, $(sed -E 's/.*(cov: [0-9]+).*/\1/' <<<"$last"))"
     echo "   ${rate[$t]}"
     while IFS= read -r case_file; do
       dest="$regressions_dir/$(basename "$case_file")"

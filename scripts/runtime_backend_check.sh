@@ -42,8 +42,9 @@ venv="$(tail -1 <<<"$venv_out")"
 mkdir -p "$out/$mode"
 # 1 GiB budget (a later --max-bytes wins): the runtimes build outputs of several GiB that no
 # TensorFlow limit stops under gscheck's 4 GiB default, and the worker then runs out of memory.
+# --shrink-time 0: these runs count departures; shrinking each (a call per step) is not their job.
 args=(run --backend "python:$module" --python-venv "$venv" --seed 1 --quiet
-      --max-bytes 1073741824 --report "$out/$mode/report.json" "$@")
+      --max-bytes 1073741824 --shrink-time 0 --report "$out/$mode/report.json" "$@")
 [[ "$mode" == with ]] && args+=(--known-failures "$known")
 # JAX's compile cache (plugins/jax/jax_backend.py) is shared by the workers and later runs only
 # where the worker may write it: every other folder is read-only to the worker.

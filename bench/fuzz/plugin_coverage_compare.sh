@@ -37,7 +37,7 @@ fuzz_run() { # plugin seed
     >"$dir/log" 2>&1 || true
   local at execs
   at=$(sed -n 's/^gscheck fuzz: FINDING 1 after \([0-9.]*\) s.*/\1/p' "$dir/log" | head -1)
-  execs=$(grep -E '^#[0-9]+ ' "$dir/log" | tail -1 | sed -E 's/^#([0-9]+).*exec\/s: ([0-9]+).*/\1 execs, \2\/s/')
+  execs=$(sed -n 's/^Done \([0-9]*\) runs in \([0-9]*\) second.*/\1 execs in \2 s/p' "$dir/log")
   echo "${at:--} ($execs)"
 }
 

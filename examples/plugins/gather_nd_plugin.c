@@ -85,7 +85,9 @@ static int32_t run(const gsc_call* call, gsc_result* result) {
 #elif defined(GSC_EXAMPLE_NESTED_BUG)
     /* A planted bug behind four nested conditions, for the coverage-guided fuzzing test
      * (docs/fuzzing.md, "Fuzz your own kernel"): int16 data, depth 2, a row count of 7 modulo
-     * 11, and a last row whose first coordinate is the last of params' first dimension. */
+     * 11, and a last row whose first coordinate is the last of params' first dimension: that
+     * row reads row 0. Each condition is a branch of its own, so the plugin's coverage rewards
+     * each step. */
     int64_t row = r;
     if (params->dtype == GSC_INT16)
       if (depth == 2)

@@ -30,11 +30,11 @@ grade() {  # grade KIND REPORT: gscheck eval (or run) through the injecting plug
   local rc=0
   if [[ "${cases[0]}" == "--run" ]]; then
     GSCHECK_INJECT_TARGET="$target" GSCHECK_INJECT="$1" \
-      "$gscheck" run --backend "plugin:$inject" --quiet --known-failures "$known" \
+      "$gscheck" run --backend "plugin:$inject" --quiet --shrink-time 0 --known-failures "$known" \
       --report "$2" "${cases[@]:1}" >"$2.txt" 2>&1 || rc=$?
   else
     GSCHECK_INJECT_TARGET="$target" GSCHECK_INJECT="$1" \
-      "$gscheck" eval --backend "plugin:$inject" --repeat 1 --quiet --timeout 120 \
+      "$gscheck" eval --backend "plugin:$inject" --repeat 1 --quiet --timeout 120 --shrink-time 0 \
       --known-failures "$known" --report "$2" "${cases[@]}" >"$2.txt" 2>&1 || rc=$?
   fi
   echo "$1: $(tail -n1 "$2.txt") (exit $rc)" >&2
