@@ -374,6 +374,10 @@ def main():
     argv = [os.path.abspath(args.gscheck), "run", "--backend", plugin,
             "--sweep", "0", "--repeat", "1", "--jobs", "1", "--isolate", args.isolate,
             "--case-timeout", "60", "--quiet", "--report", report, "--junit", junit,
+            # One call per case: each mode's verdicts and memory bound are about that call, and
+            # shrinking a failure would call the plugin again (under ASan, forged_huge's extra
+            # calls alone lift gscheck past its 160 MiB bound: 163-164 MiB, 2026-12-06).
+            "--shrink-time", "0",
             # the notes folder is the plugins' one writable place besides their /dev/shm
             "--worker-writable", notes,
             *(["--timeout", str(timeout)] if timeout else []), *spec.get("args", []), case_dir]
