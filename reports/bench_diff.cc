@@ -8,6 +8,13 @@
 #include <sstream>
 
 namespace gscheck::reports {
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
 namespace {
 
 using nlohmann::json;
@@ -74,12 +81,6 @@ Expected<std::map<std::pair<std::string, std::string>, Timed>> results_of(const 
     }
   }
   return out;
-}
-
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
 }
 
 std::string micros(double s) { return fixed(s * 1e6, 1) + " us"; }

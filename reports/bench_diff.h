@@ -19,6 +19,9 @@ struct BenchDiffOptions {
   double threshold = 0.10;
 };
 
+/// v with `digits` decimals ("%.*f"), as bench reports and `gscheck bench` print numbers.
+std::string fixed(double v, int digits);
+
 /// One-sided Mann-Whitney U: the probability of a U statistic this small or smaller were `b`
 /// drawn from the same distribution as `a`, against "b's values tend to be larger". Exact (ties
 /// counted half, over every split of the pooled values) up to 200,000 splits (10 and 10

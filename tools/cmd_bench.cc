@@ -19,6 +19,7 @@
 
 #include "compare/compare.h"
 #include "reports/atomic_file.h"
+#include "reports/bench_diff.h"
 #include "reports/report.h"
 #include "tools/bench_problems.h"
 #include "tools/cli_args.h"
@@ -285,11 +286,7 @@ class Collector : public benchmark::BenchmarkReporter {
   std::map<std::string, Result*> by_name_;
 };
 
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
+using reports::fixed;
 
 double gbps(const ProblemRun& pr, const Result& r) {
   return static_cast<double>(pr.problem.bytes_moved()) / r.stats.at("median") / 1e9;

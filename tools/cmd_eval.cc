@@ -1,8 +1,6 @@
 // `gscheck eval`: run case files on a backend and check them against their expect blocks (and,
 // for a backend other than the reference, against the reference's outcome).
-#include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <optional>
 
 #include "core/case_json.h"
@@ -128,12 +126,11 @@ int cmd_eval(const std::vector<std::string>& args) {
   std::optional<reports::KnownFailuresLint> lint;
   if (std::string bad = known_failures_options(parsed, opts, known, lint); !bad.empty())
     return usage_error(bad);
-  if (std::string bad = shrink_options(parsed, opts); !bad.empty()) return usage_error(bad);
-  if (case_timeout > 0) opts.shrink_seconds = std::min(opts.shrink_seconds, case_timeout / 2);
   // Minimal cases of the failures go beside the report, as `gscheck run` saves its failures.
-  if (const std::string report = parsed.value("--report").value_or("");
-      !report.empty() && report != "-")
-    opts.failed_cases_dir = (std::filesystem::path(report).parent_path() / "failed_cases").string();
+  if (std::string bad =
+          shrink_options(parsed, parsed.value("--report").value_or(""), case_timeout, opts);
+      !bad.empty())
+    return usage_error(bad);
   const harness::SealedInputs sealed = harness::SealedInputs::read(*files, max_bytes);
   opts.sealed = &sealed;
   if (is_plugin_backend(backend_name))

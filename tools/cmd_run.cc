@@ -4,7 +4,6 @@
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <optional>
 #include <random>
 
@@ -299,17 +298,13 @@ int cmd_run(const std::vector<std::string>& args) {
   opts.repeat = static_cast<int>(o.repeat);
   // "-": the report is the standard output; failing random cases are not saved (no folder was
   // named) and their replay is the sweep's.
-  if (!o.report_path.empty() && o.report_path != "-")
-    opts.failed_cases_dir =
-        (std::filesystem::path(o.report_path).parent_path() / "failed_cases").string();
+  if (std::string bad = shrink_options(parsed, o.report_path, o.case_timeout, opts); !bad.empty())
+    return usage_error(bad);
   opts.sweep_repro = sweep_repro(o, o.sweep);
   std::optional<reports::KnownFailures> known;
   std::optional<reports::KnownFailuresLint> lint;
   if (std::string bad = known_failures_options(parsed, opts, known, lint); !bad.empty())
     return usage_error(bad);
-  if (std::string bad = shrink_options(parsed, opts); !bad.empty()) return usage_error(bad);
-  // Shrinking is part of a case's time: it must leave the case inside --case-timeout.
-  if (o.case_timeout > 0) opts.shrink_seconds = std::min(opts.shrink_seconds, o.case_timeout / 2);
   std::vector<std::string> paths = parsed.positional;
   if (paths.empty()) paths = default_paths();
   std::vector<std::string> files;

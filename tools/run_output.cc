@@ -1,6 +1,8 @@
 #include "tools/run_output.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <utility>
 #include <vector>
 
@@ -16,7 +18,11 @@ std::vector<OptionSpec> shrink_option_specs() {
   return {{"--shrink-time", true}, {"--shrink-total", true}};
 }
 
-std::string shrink_options(const ParsedArgs& parsed, harness::CheckOptions& opts) {
+std::string shrink_options(const ParsedArgs& parsed, const std::string& report_path,
+                           double case_timeout_s, harness::CheckOptions& opts) {
+  if (!report_path.empty() && report_path != "-")
+    opts.failed_cases_dir =
+        (std::filesystem::path(report_path).parent_path() / "failed_cases").string();
   opts.shrink_seconds = 5;
   opts.shrink_total_seconds = 120;
   for (const auto& [name, target] :
@@ -28,6 +34,7 @@ std::string shrink_options(const ParsedArgs& parsed, harness::CheckOptions& opts
       *target = static_cast<double>(*n);
     }
   }
+  if (case_timeout_s > 0) opts.shrink_seconds = std::min(opts.shrink_seconds, case_timeout_s / 2);
   return "";
 }
 

@@ -49,8 +49,12 @@ class CliSink : public harness::ResultSink {
 
 /// The option specs of GSCHECK_SHRINK_USAGE.
 std::vector<OptionSpec> shrink_option_specs();
-/// --shrink-time and --shrink-total into opts (defaults 5 and 120 s). "" or the usage error.
-std::string shrink_options(const ParsedArgs& parsed, harness::CheckOptions& opts);
+/// Where failures go and how long they are shrunk: opts.failed_cases_dir is failed_cases/ beside
+/// report_path ("" for none or "-": no folder was named, nothing is saved); --shrink-time and
+/// --shrink-total (defaults 5 and 120 s), a case's share capped at half of case_timeout_s
+/// (shrinking is part of a case's time). "" or the usage error.
+std::string shrink_options(const ParsedArgs& parsed, const std::string& report_path,
+                           double case_timeout_s, harness::CheckOptions& opts);
 
 /// --known-failures FILE and --lint-known-failures: load the file into `known`, point opts at
 /// it and make the lint. Returns "" or the usage error's message.
