@@ -46,6 +46,16 @@ struct Capabilities {
 /// that order: "outside the backend's capabilities: <why>".
 Status admit(const Capabilities& caps, const Case& c);
 
+/// One compare of instrumented code (SanitizerCoverage trace-cmp, or one case of a switch):
+/// where it is, its operands, their width in bytes (1, 2, 4 or 8). The layout is the worker's
+/// wire format (plugin/wire.h).
+struct CoverageCompare {
+  uint64_t pc = 0;
+  uint64_t a = 0;
+  uint64_t b = 0;
+  uint64_t size = 0;
+};
+
 /// An outcome and the seconds gscheck's own clock gave its call: from the request to the answer
 /// (a plugin's: from sending the call to its result frame, before the output is copied out).
 struct TimedOutcome {
@@ -69,6 +79,9 @@ class Backend {
   /// (a plugin built with SanitizerCoverage, PluginOptions::coverage), valid until the next
   /// call; empty when it has none. Guidance only: the graded code can write them.
   virtual std::span<const uint8_t> coverage() const { return {}; }
+  /// The compares its code made in the last run() (SanitizerCoverage trace-cmp), for the fuzzer's
+  /// compare-guided mutations; empty when it has none. Guidance only, like coverage().
+  virtual std::span<const CoverageCompare> coverage_compares() const { return {}; }
 };
 
 }  // namespace gscheck

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/case.h"
 #include "fuzz/decoder.h"
@@ -16,9 +17,19 @@ namespace gscheck::fuzz {
 /// case, write it to harness::regressions_dir() with expect = the reference outcome, print the path
 /// and a replay command, and abort() so libFuzzer keeps the input. Returns 0.
 ///
+/// With $GSCHECK_FUZZ_BACKEND, only that backend is checked, inside its contract (a case under
+/// semantics it does not claim moves to one it does); a case it cannot take returns -1, which
+/// libFuzzer reads as "keep no such input". A mismatch is shrunk, saved and printed once per
+/// kind, and the search goes on.
+///
 /// In write-case mode (set_write_case_path) it only writes the decoded case, with the reference
 /// outcome as expect, and compares nothing.
 int run_differential(Family family, const uint8_t* data, std::size_t size);
+
+/// The differential targets worth running on $GSCHECK_FUZZ_BACKEND: those with an op the backend
+/// claims (every one without a vendor backend). A target whose ops it claims none of only rejects
+/// inputs; scripts/fuzz.sh --backend gives its time to the others.
+std::vector<Family> backend_families();
 
 /// Feed the bytes to the case-file parser. It must return a case or an error, never crash; a
 /// parsed case must survive writing and re-reading unchanged (otherwise abort()). Returns 0.

@@ -25,6 +25,8 @@ constexpr const char* kUsage =
     "  gscheck_fuzz_replay --case PATH...\n"
     "      check case files (a directory: every *.json below it) against the reference and\n"
     "      every backend; exit 1 on any failure\n"
+    "  gscheck_fuzz_replay --backend-targets\n"
+    "      print the differential targets with an op $GSCHECK_FUZZ_BACKEND claims, one a line\n"
     "TARGET: gather, gather_nd, scatter_nd, tensor_scatter, case_json\n";
 
 int usage_error(const std::string& why) {
@@ -73,6 +75,10 @@ int main(int argc, char** argv) {
       (a == "--target" ? target : write_case) = argv[++i];
     } else if (a == "--case") {
       case_mode = true;
+    } else if (a == "--backend-targets" && argc == 2) {
+      for (gscheck::fuzz::Family f : gscheck::fuzz::backend_families())
+        std::printf("%s\n", std::string(gscheck::fuzz::family_name(f)).c_str());
+      return 0;
     } else if (a == "--help" || a == "-h") {
       std::fputs(kUsage, stdout);
       return 0;

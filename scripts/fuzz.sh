@@ -12,7 +12,8 @@
 # --backend plugin:PATH | python:MODULE: the differential targets grade that backend alone against
 # the reference, in one contained worker per fuzzer; a finding (mismatch, crash, hang) is shrunk,
 # saved as a case file with a replay line, and the search goes on. A plugin built with
-# -fsanitize-coverage=inline-8bit-counters,pc-table guides the search with its own branches.
+# -fsanitize-coverage=inline-8bit-counters,pc-table,trace-cmp guides the search with its own
+# branches and compares.
 #
 # Work dir (git-ignored): corpus/fuzz-work/<target>/{corpus,crashes,minimized,cases,logs}. The
 # corpus there grows from night to night; seeds come from corpus/fuzz/<target>/.
@@ -63,8 +64,12 @@ if [[ -n $backend ]]; then
     *) echo "fuzz.sh: --backend: expected plugin:PATH or python:MODULE, got '$backend'" >&2; exit 2 ;;
   esac
   export GSCHECK_FUZZ_BACKEND=$backend
-  # Only the differential targets grade a backend; each keeps its corpus per backend.
-  [[ $targets == "$all_targets" ]] && targets="gather gather_nd scatter_nd tensor_scatter"
+  # Only the differential targets grade a backend (by default those with an op it claims, found
+  # after the build); each keeps its corpus per backend.
+  if [[ $targets == "$all_targets" ]]; then
+    targets="gather gather_nd scatter_nd tensor_scatter"
+    claimed_targets=1
+  fi
   work="$work/backend-$(basename "${backend#*:}" | tr -c 'A-Za-z0-9._\n-' _)"
 fi
 for t in $targets; do
@@ -94,6 +99,14 @@ cmake --preset fuzz -B "$build_dir" >/dev/null
 cmake --build "$build_dir" --target gscheck_fuzz_all -j "$(nproc)"
 bin="$build_dir/fuzz"
 replay="$bin/gscheck_fuzz_replay"
+if [[ ${claimed_targets:-0} == 1 ]]; then
+  # A target with no op the backend claims would only reject inputs: its time goes to the rest.
+  targets=$("$replay" --backend-targets | tr '\n' ' ')
+  [[ -n ${targets// /} ]] || { echo "fuzz.sh: $backend claims no op of any target" >&2; exit 2; }
+  n_targets=$(wc -w <<<"$targets")
+  [[ $smoke == 1 ]] || per_target=$((total_time / n_targets))
+  echo "== targets with an op $backend claims: $targets"
+fi
 
 # One line that names a failure, for deduplication: the mismatch headline and its "kind:" line,
 # the parser check's complaint, a sanitizer's SUMMARY (it has file:line), or else the first two

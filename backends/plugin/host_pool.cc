@@ -281,6 +281,16 @@ class PluginBackend final : public Backend {
     if (h.magic != w::kMagic || h.registered == 0) return {};
     return {coverage_ + sizeof h, std::min<uint64_t>(h.written, w::kCoverageCounters)};
   }
+  std::span<const CoverageCompare> coverage_compares() const override {
+    static_assert(sizeof(CoverageCompare) == 32 && alignof(CoverageCompare) <= 8 &&
+                  w::kCoverageComparesAt % 8 == 0);
+    if (!coverage_) return {};
+    w::CoverageHeader h{};
+    std::memcpy(&h, coverage_, sizeof h);
+    if (h.magic != w::kMagic) return {};
+    return {reinterpret_cast<const CoverageCompare*>(coverage_ + w::kCoverageComparesAt),
+            std::min<uint64_t>(h.compares, w::kCoverageCompares)};
+  }
 
  private:
   void stop_workers() {

@@ -30,17 +30,22 @@ inline constexpr int kInMemFd = 5;    // memfd: the call and its inputs (each kC
 inline constexpr int kOutMemFd = 6;   // memfd: the output tensor (and its strings)
 inline constexpr int kStatusFd = 7;   // pipe: the guard -> gscheck, how the worker ended
 // memfd, only for coverage-guided fuzzing (PluginOptions::coverage): the plugin's
-// SanitizerCoverage 8-bit counters after each call (CoverageHeader, then the counters). Guidance
-// only: the plugin can write it, and nothing in it reaches a verdict.
+// SanitizerCoverage 8-bit counters after each call (CoverageHeader, then kCoverageCounters
+// bytes of counters, then kCoverageCompares CoverageCompare records of its trace-cmp compares).
+// Guidance only: the plugin can write it, and nothing in it reaches a verdict.
 inline constexpr int kCoverageFd = 8;
 inline constexpr uint64_t kCoverageCounters = 1 << 20;  // counters kept; more are cut off
+// Compares kept per call, the first ones made; a 64-row loop with a compare or two per row fits.
+inline constexpr uint64_t kCoverageCompares = 4096;
 struct CoverageHeader {
   uint64_t magic;       // kMagic
   uint64_t registered;  // counters the plugin's modules registered (0: not instrumented)
   uint64_t written;     // counters of the last call that follow, min(registered, capacity)
   uint64_t calls;       // calls published so far
+  uint64_t compares;    // compare records of the last call, min(made, kCoverageCompares)
 };
-inline constexpr uint64_t kCoverageBytes = sizeof(CoverageHeader) + kCoverageCounters;
+inline constexpr uint64_t kCoverageComparesAt = sizeof(CoverageHeader) + kCoverageCounters;
+inline constexpr uint64_t kCoverageBytes = kCoverageComparesAt + kCoverageCompares * 32;
 
 inline constexpr uint32_t kMagic = 0x67736377;  // "gscw"
 // The worker's exit status when the plugin closed the descriptors it talks to gscheck through.

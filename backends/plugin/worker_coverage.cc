@@ -3,6 +3,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -22,6 +24,24 @@ constexpr int kMaxModules = 16;
 Range g_modules[kMaxModules];
 int g_module_count = 0;
 unsigned char* g_shared = nullptr;  // kCoverageFd's mapping, or nullptr
+// Compares are kept only inside run() (not during init() or finalize()); a plugin's threads may
+// make them at once, so the count is atomic and a record is written after its slot is taken.
+std::atomic<bool> g_recording{false};
+std::atomic<uint64_t> g_compares{0};
+
+// gscheck::CoverageCompare (core/backend.h) read by gscheck.
+struct Record {
+  uint64_t pc, a, b, size;
+};
+static_assert(sizeof(Record) == 32);
+
+inline void record(void* pc, uint64_t a, uint64_t b, uint64_t size) {
+  if (!g_recording.load(std::memory_order_relaxed) || a == b) return;  // equal: nothing to learn
+  const uint64_t at = g_compares.fetch_add(1, std::memory_order_relaxed);
+  if (at >= gscheck::worker::kCoverageCompares) return;
+  const Record r{reinterpret_cast<uint64_t>(pc), a, b, size};
+  std::memcpy(g_shared + gscheck::worker::kCoverageComparesAt + at * sizeof r, &r, sizeof r);
+}
 
 }  // namespace
 
@@ -39,6 +59,31 @@ extern "C" __attribute__((visibility("default"))) void __sanitizer_cov_8bit_coun
 extern "C" __attribute__((visibility("default"))) void __sanitizer_cov_pcs_init(const uintptr_t*,
                                                                                 const uintptr_t*) {}
 
+// trace-cmp (-fsanitize-coverage=...,trace-cmp): each compare of the plugin's code, with the
+// caller's address as its place; the fuzzer turns them into mutations (docs/fuzzing.md).
+#define GSC_CMP_HOOK(name, type)                                                            \
+  extern "C" __attribute__((visibility("default"))) void name(type a, type b) {             \
+    record(__builtin_return_address(0), static_cast<uint64_t>(a), static_cast<uint64_t>(b), \
+           sizeof(type));                                                                   \
+  }
+GSC_CMP_HOOK(__sanitizer_cov_trace_cmp1, uint8_t)
+GSC_CMP_HOOK(__sanitizer_cov_trace_cmp2, uint16_t)
+GSC_CMP_HOOK(__sanitizer_cov_trace_cmp4, uint32_t)
+GSC_CMP_HOOK(__sanitizer_cov_trace_cmp8, uint64_t)
+GSC_CMP_HOOK(__sanitizer_cov_trace_const_cmp1, uint8_t)
+GSC_CMP_HOOK(__sanitizer_cov_trace_const_cmp2, uint16_t)
+GSC_CMP_HOOK(__sanitizer_cov_trace_const_cmp4, uint32_t)
+GSC_CMP_HOOK(__sanitizer_cov_trace_const_cmp8, uint64_t)
+#undef GSC_CMP_HOOK
+
+// A switch: cases[0] values of cases[1] bits follow; the value against each case.
+extern "C" __attribute__((visibility("default"))) void __sanitizer_cov_trace_switch(
+    uint64_t value, uint64_t* cases) {
+  const uint64_t n = cases[0], bits = cases[1];
+  for (uint64_t i = 0; i < n && i < 64; ++i)
+    record(__builtin_return_address(0), value, cases[2 + i], bits / 8 ? bits / 8 : 1);
+}
+
 namespace gscheck::worker {
 
 void coverage_open() {
@@ -53,11 +98,15 @@ void coverage_reset() {
   for (int i = 0; i < g_module_count; ++i)
     std::memset(g_modules[i].start, 0,
                 static_cast<std::size_t>(g_modules[i].stop - g_modules[i].start));
+  g_compares.store(0, std::memory_order_relaxed);
+  g_recording.store(g_shared != nullptr, std::memory_order_relaxed);
 }
 
 void coverage_publish() {
+  g_recording.store(false, std::memory_order_relaxed);
   if (!g_shared) return;
-  CoverageHeader h{kMagic, 0, 0, 0};
+  CoverageHeader h{kMagic, 0, 0, 0, 0};
+  h.compares = std::min(g_compares.load(std::memory_order_relaxed), kCoverageCompares);
   std::memcpy(&h.calls, g_shared + offsetof(CoverageHeader, calls), sizeof h.calls);
   ++h.calls;
   unsigned char* out = g_shared + sizeof(CoverageHeader);

@@ -1,27 +1,31 @@
 #!/usr/bin/env bash
 # Does a plugin's own coverage find what the rest does not? (docs/fuzzing.md, "Fuzz your own
-# kernel".) The example gather_nd plugin with a bug behind four nested conditions
-# (GSC_EXAMPLE_NESTED_BUG), searched for SECONDS per seed three ways:
-#   cov    gather_nd_fuzz on the plugin built with SanitizerCoverage (its branches guide libFuzzer)
-#   plain  gather_nd_fuzz on the same plugin uninstrumented (the reference's and decoder's coverage)
-#   sweep  gscheck run --time on the plain plugin (seeded random cases, no guidance)
+# kernel".) The example gather_nd plugin with a bug behind five nested conditions
+# (GSC_EXAMPLE_NESTED_BUG), searched for SECONDS per seed four ways:
+#   cov       gather_nd_fuzz on the plugin built with SanitizerCoverage's counters and trace-cmp
+#             (its branches and compares guide libFuzzer)
+#   counters  the same with the plugin's counters only
+#   plain     gather_nd_fuzz on the same plugin uninstrumented (the reference's and decoder's
+#             coverage)
+#   sweep     gscheck run --time on the plain plugin (seeded random cases, no guidance)
 # Prints, per seed and way, the seconds to the first finding or "-" (none). Needs the fuzz preset
 # built (scripts/fuzz.sh builds it) and the default one (gscheck).
-# usage: bench/fuzz/plugin_coverage_compare.sh [SECONDS] [SEEDS...]   (default: 90, seeds 1 2 3)
+# usage: bench/fuzz/plugin_coverage_compare.sh [SECONDS] [SEEDS...]   (default: 300, seeds 1 2 3)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$(pwd)
-seconds=${1:-90}
+seconds=${1:-300}
 shift || true
 seeds=("$@")
 [[ ${#seeds[@]} -gt 0 ]] || seeds=(1 2 3)
 fuzz="$root/build/fuzz/fuzz/gather_nd_fuzz"
 cov="$root/build/fuzz/fuzz/libnested_bug_plugin_cov.so"
+counters="$root/build/fuzz/fuzz/libnested_bug_plugin_counters.so"
 plain="$root/build/fuzz/fuzz/libnested_bug_plugin_plain.so"
 gscheck="$root/build/default/tools/gscheck"
 # The example's declines (batch_dims, the ERROR policy) are known, not findings.
 declines="$root/examples/plugins/gather_nd_plugin_declines.json"
-for f in "$fuzz" "$cov" "$plain" "$gscheck"; do
+for f in "$fuzz" "$cov" "$counters" "$plain" "$gscheck"; do
   [[ -e $f ]] || { echo "plugin_coverage_compare: $f is not built" >&2; exit 2; }
 done
 tmp=$(mktemp -d /tmp/gscheck_cov_compare.XXXXXX)
@@ -45,7 +49,7 @@ fuzz_run() { # plugin seed
 sweep_run() { # seed
   local dir="$tmp/sweep-$1"
   mkdir -p "$dir/none"
-  "$gscheck" run --backend "plugin:$plain" --time "$seconds" --seed "$1" --quiet \
+  "$gscheck" run --backend "plugin:$plain" --time "$seconds" --seed "$1" --quiet --jobs 1 \
     --shrink-time 0 --repeat 1 --known-failures "$declines" --report "$dir/r.json" "$dir/none" \
     >"$dir/log" 2>&1 || true
   python3 - "$dir/r.json" "$seconds" <<'PY'
@@ -59,8 +63,18 @@ print(at + " (%d cases)" % len(cases))
 PY
 }
 
-echo "seconds to the first finding, ${seconds} s per run ($(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores)"
-printf '%-5s %-34s %-34s %s\n' seed cov plain sweep
+echo "seconds to the first finding, ${seconds} s per run, two runs at a time" \
+  "($(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores)"
+printf '%-5s %-34s %-34s %-34s %s\n' seed cov counters plain sweep
 for s in "${seeds[@]}"; do
-  printf '%-5s %-34s %-34s %s\n' "$s" "$(fuzz_run "$cov" "$s")" "$(fuzz_run "$plain" "$s")" "$(sweep_run "$s")"
+  # Two at a time (a fuzzer and its worker take turns, about one core between them; the sweep
+  # runs one worker): the pairs share the machine alike.
+  fuzz_run "$cov" "$s" >"$tmp/out-cov-$s" &
+  fuzz_run "$counters" "$s" >"$tmp/out-counters-$s" &
+  wait
+  fuzz_run "$plain" "$s" >"$tmp/out-plain-$s" &
+  sweep_run "$s" >"$tmp/out-sweep-$s" &
+  wait
+  printf '%-5s %-34s %-34s %-34s %s\n' "$s" "$(cat "$tmp/out-cov-$s")" "$(cat "$tmp/out-counters-$s")" \
+    "$(cat "$tmp/out-plain-$s")" "$(cat "$tmp/out-sweep-$s")"
 done

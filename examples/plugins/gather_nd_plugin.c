@@ -83,16 +83,18 @@ static int32_t run(const gsc_call* call, gsc_result* result) {
      * the last row reads the index row before it. */
     const int64_t row = rows > 20 && r == rows - 1 ? r - 1 : r;
 #elif defined(GSC_EXAMPLE_NESTED_BUG)
-    /* A planted bug behind four nested conditions, for the coverage-guided fuzzing test
+    /* A planted bug behind five nested conditions, for the coverage-guided fuzzing test
      * (docs/fuzzing.md, "Fuzz your own kernel"): int16 data, depth 2, a row count of 7 modulo
-     * 11, and a last row whose first coordinate is the last of params' first dimension: that
-     * row reads row 0. Each condition is a branch of its own, so the plugin's coverage rewards
-     * each step. */
+     * 11, a first element of 0x2a17 (a value no random sweep draws), and a last row whose first
+     * coordinate is the last of params' first dimension: that row reads row 0. Each condition
+     * is a branch of its own, so the plugin's counters reward each step, and its compares
+     * (trace-cmp) hand the fuzzer the magic value. */
     int64_t row = r;
     if (params->dtype == GSC_INT16)
       if (depth == 2)
         if (rows % 11 == 7)
-          if (r == rows - 1 && index_at(indices, r * depth) == params->dims[0] - 1) row = 0;
+          if (((const int16_t*)params->data)[0] == 0x2a17)
+            if (r == rows - 1 && index_at(indices, r * depth) == params->dims[0] - 1) row = 0;
 #else
     const int64_t row = r;
 #endif

@@ -606,7 +606,7 @@ TEST(PluginCoverage, InstrumentedCountersReachGscheckPerCall) {
   ASSERT_TRUE(plugin);
   EXPECT_TRUE(plugin->coverage().empty());  // nothing published before a call
   const Case floats = example_cases()[0];
-  // int16, depth 2, 7 rows: three of the planted bug's four nested branches taken.
+  // int16, depth 2, 7 rows: three of the planted bug's five nested branches taken.
   std::vector<int16_t> p(12);
   for (int i = 0; i < 12; ++i) p[static_cast<std::size_t>(i)] = static_cast<int16_t>(i);
   const Case nested =
@@ -627,14 +627,34 @@ TEST(PluginCoverage, InstrumentedCountersReachGscheckPerCall) {
   EXPECT_EQ(counters(floats), a);
   expect_agrees(*plugin, nested);
 
+  // trace-cmp: the fourth branch compares the first element (0) with its magic value (once per
+  // row, or once if the compiler hoists it); the float case never gets there.
+  ASSERT_TRUE(plugin->run(nested).ok());
+  const std::span<const CoverageCompare> k = plugin->coverage_compares();
+  const auto magic = std::count_if(k.begin(), k.end(), [](const CoverageCompare& x) {
+    return (x.a == 0x2a17 && x.b == 0) || (x.a == 0 && x.b == 0x2a17);
+  });
+  EXPECT_GE(magic, 1);
+  EXPECT_LE(magic, 7);
+  for (const CoverageCompare& x : k) {
+    EXPECT_NE(x.a, x.b);  // equal operands teach nothing and are not kept
+    EXPECT_TRUE(x.size == 1 || x.size == 2 || x.size == 4 || x.size == 8) << x.size;
+  }
+  ASSERT_TRUE(plugin->run(floats).ok());
+  EXPECT_EQ(std::count_if(plugin->coverage_compares().begin(), plugin->coverage_compares().end(),
+                          [](const CoverageCompare& x) { return x.a == 0x2a17 || x.b == 0x2a17; }),
+            0);
+
   auto plain = load(GSCHECK_EXAMPLE_PLUGIN, opt);
   ASSERT_TRUE(plain);
   EXPECT_TRUE(plain->run(floats).ok());
   EXPECT_TRUE(plain->coverage().empty());
+  EXPECT_TRUE(plain->coverage_compares().empty());
   auto unasked = load(GSCHECK_COVERAGE_PLUGIN);
   ASSERT_TRUE(unasked);
-  EXPECT_TRUE(unasked->run(floats).ok());
+  EXPECT_TRUE(unasked->run(nested).ok());
   EXPECT_TRUE(unasked->coverage().empty());
+  EXPECT_TRUE(unasked->coverage_compares().empty());
 }
 #endif
 
