@@ -19,8 +19,9 @@ namespace gscheck::fuzz {
 ///
 /// With $GSCHECK_FUZZ_BACKEND, only that backend is checked, inside its contract (a case under
 /// semantics it does not claim moves to one it does); a case it cannot take returns -1, which
-/// libFuzzer reads as "keep no such input". A mismatch is shrunk, saved and printed once per
-/// kind, and the search goes on.
+/// libFuzzer 15 and later read as "keep no such input". A plugin with its own counters guides
+/// alone: this executable's counters are cleared after each input ($GSCHECK_FUZZ_GUIDE=all keeps
+/// them). A mismatch is shrunk, saved and printed once per kind, and the search goes on.
 ///
 /// In write-case mode (set_write_case_path) it only writes the decoded case, with the reference
 /// outcome as expect, and compares nothing.

@@ -1,13 +1,13 @@
 #include "tools/cli_args.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <utility>
+
+#include "core/executable_dir.h"
 
 namespace gscheck::tools {
 
@@ -108,12 +108,9 @@ CommandLine parse_command_line(const std::vector<std::string>& args,
 std::optional<std::string> data_path(const std::string& rel) {
   std::error_code ec;
   if (std::filesystem::exists(rel, ec)) return rel;
-  char self[4096];
-  const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n > 0) {
-    const std::filesystem::path exe(std::string(self, static_cast<std::size_t>(n)));
+  if (const std::string dir = executable_dir(); !dir.empty()) {
     const auto installed =
-        (exe.parent_path() / GSCHECK_DATA_FROM_EXE / rel).lexically_normal().string();
+        (std::filesystem::path(dir) / GSCHECK_DATA_FROM_EXE / rel).lexically_normal().string();
     if (std::filesystem::exists(installed, ec)) return installed;
   }
   const std::string source = std::string(GSCHECK_SOURCE_DIR) + "/" + rel;

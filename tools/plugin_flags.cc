@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "core/executable_dir.h"
 #include "harness/regression.h"
 
 namespace gscheck::tools {
@@ -143,11 +144,7 @@ namespace {
 // running executable (where the build and an install put it).
 Expected<std::string> python_host_path() {
   if (const char* env = std::getenv("GSCHECK_PYTHON_PLUGIN"); env && *env) return std::string(env);
-  char self[4096];
-  const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
-  std::string dir = n > 0 ? std::string(self, static_cast<std::size_t>(n)) : std::string();
-  dir = dir.substr(0, dir.rfind('/') + 1);
-  const std::string path = dir + "libgscheck_python_plugin.so";
+  const std::string path = executable_dir() + "libgscheck_python_plugin.so";
   if (::access(path.c_str(), R_OK) != 0)
     return parse_error("python: backends need " + path +
                        " (built where libpython's development files are, scripts/setup.sh; or "

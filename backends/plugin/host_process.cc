@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "backends/plugin/host_sandbox.h"
+#include "core/executable_dir.h"
 
 #ifndef GSCHECK_WORKER_PATH
 #define GSCHECK_WORKER_PATH ""
@@ -125,13 +126,9 @@ class Spawner {
 
 std::string worker_path() {
   if (const char* env = std::getenv("GSCHECK_WORKER"); env && *env) return env;
-  char self[4096];
-  const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n > 0) {
-    std::string dir(self, static_cast<std::size_t>(n));
-    dir = dir.substr(0, dir.rfind('/') + 1);
-    if (::access((dir + "gscheck-worker").c_str(), X_OK) == 0) return dir + "gscheck-worker";
-  }
+  if (const std::string dir = executable_dir();
+      !dir.empty() && ::access((dir + "gscheck-worker").c_str(), X_OK) == 0)
+    return dir + "gscheck-worker";
   return GSCHECK_WORKER_PATH;
 }
 
