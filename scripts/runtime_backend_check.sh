@@ -7,6 +7,7 @@
 #   without: the same run without the file; passes when gscheck exits 1 and the cases that fail
 #            are exactly those the `with` run (its report in --out, run first) called XFAIL.
 # Usage: runtime_backend_check.sh NAME with|without GSCHECK --out DIR [gscheck run options...]
+# NAME may also be the module's path (tools/mutate.py plants a mutated copy that way).
 # Exit status: 0 pass, 1 fail, 2 setup error, 77 skipped (no venv can be had: PyPI unreachable).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -20,7 +21,12 @@ shift 5
 # Its known failures and venv: NAME's, else those of the longest prefix of NAME cut at a '_' that
 # has them (tf_xla_kernel: plugins/tf_xla/tf_xla_known_failures.json and scripts/tf_venv.sh;
 # jax_promise_in_bounds: plugins/jax/jax_known_failures.json, same answers).
-module="$(compgen -G "$root/plugins/*/${name}_backend.py" | head -1)"
+if [[ "$name" == *_backend.py ]]; then
+  module="$name" name="$(basename "$name" _backend.py)"
+  [[ -f "$module" ]] || module=""
+else
+  module="$(compgen -G "$root/plugins/*/${name}_backend.py" | head -1)"
+fi
 source "$root/scripts/backend_files.sh"
 known="$(backend_known_failures "${module:-$root/plugins/$name/${name}_backend.py}")"
 venv_script="$(backend_venv_script "$root" "$name")"

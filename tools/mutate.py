@@ -11,6 +11,10 @@ for a header, every includer) is recompiled with the build's own command (`ninja
 the overlay first on the include path; the libraries and programs that contain those objects are
 relinked into the overlay; the checks then run with the overlay programs substituted for the
 build's. So a mutant costs a few compiles and links, and the build directory stays as it was.
+A program whose companions (the files beside it: gscheck's worker, Python host and helpers)
+hold the mutant runs as a copy in a mirrored folder. Python files are planted through the header
+CMake generates from them, the build tree's copies of them, or their path on a check's command
+line. Only commands that run the mutant (name a program or file holding it) are run.
 
 Checks run in the catalogue's kill-fast order for the mutant's folder and stop at the first that
 fails (the mutant is KILLED by it). A mutant no check kills SURVIVES and fails the run, unless the
@@ -63,6 +67,11 @@ def load_catalogue(path: Path, source: Path) -> dict:
     for key in ("checks", "folders", "mutants"):
         if key not in cat:
             raise CatalogueError(f"{path}: no '{key}'")
+    comp = cat.get("companions", {})
+    if not isinstance(comp, dict) or not all(
+            isinstance(v, list) and all(isinstance(n, str) and "/" not in n for n in v)
+            for v in comp.values()):
+        raise CatalogueError(f"{path}: 'companions' maps a program to the names beside it")
     seen = set()
     for m in cat["mutants"]:
         for key in ("id", "file", "original", "replacement", "description", "folder", "fast"):
@@ -169,6 +178,33 @@ class Build:
                                         else os.path.normpath(p))
         return self._deps
 
+    def embeds(self, rel_file: str) -> list[str]:
+        """Generated headers (read by some compile) that hold rel_file's text: CMake's
+        `// Generated from <rel_file>.` files, such as host.py inside the Python host plugin."""
+        want = f"// Generated from {rel_file}."
+        found = set()
+        for d in self.deps().values():
+            for p in d:
+                if p.startswith(str(self.dir) + "/") and p.endswith(".h") and p not in found:
+                    with contextlib.suppress(OSError), open(p, encoding="utf-8") as f:
+                        if f.readline().rstrip("\n") == want:
+                            found.add(p)
+        return sorted(found)
+
+    def copies(self, source_file: Path) -> list[str]:
+        """Files of the build tree (relative) that are byte copies of a source file
+        (configure_file COPYONLY: the Python helpers beside the host plugin)."""
+        data = source_file.read_bytes()
+        out = []
+        for root, dirs, files in os.walk(self.dir):
+            dirs[:] = [d for d in dirs if d not in ("CMakeFiles", "mutation", "_deps", ".git")]
+            if source_file.name in files:
+                p = Path(root) / source_file.name
+                with contextlib.suppress(OSError):
+                    if p.read_bytes() == data:
+                        out.append(str(p.relative_to(self.dir)))
+        return sorted(out)
+
     def closure(self, output: str) -> set[str]:
         """Every object and library an output is made from."""
         seen, todo = set(), [output]
@@ -240,7 +276,8 @@ def subcommands(cmd: str) -> list[list[str]]:
 class Overlay:
     """The build outputs one mutant changes, rebuilt under work/."""
 
-    def __init__(self, build: Build, work: Path, source: Path, rel_file: str, text: str):
+    def __init__(self, build: Build, work: Path, source: Path, rel_file: str, text: str,
+                 companions: dict[str, list[str]] | None = None):
         self.build = build
         self.work = work
         self.source = source
@@ -251,9 +288,27 @@ class Overlay:
         (self.src_dir / rel_file).write_text(text, encoding="utf-8")
         self.rel_file = rel_file
         self.abs_file = str((source / rel_file).resolve())
+        self.text = text
+        self.companions = companions or {}
         deps = build.deps()
         self.dirty_objects = {o for o, d in deps.items() if self.abs_file in d}
+        # A Python file reaches a check three ways: inside a generated header (host.py, compiled
+        # into the Python host plugin: the header is rewritten and its includers recompiled), as
+        # a copy in the build tree (the helpers beside the plugin: the copy is replaced in the
+        # mirrored folder), or by its source path on a check's command line (a backend module).
+        self.copies: set[str] = set()
+        if rel_file.endswith(".py"):
+            original = (source / rel_file).read_text(encoding="utf-8")
+            for header in build.embeds(rel_file):
+                h = Path(header).read_text(encoding="utf-8")
+                if h.count(original) != 1:
+                    raise CatalogueError(f"{header} does not hold {rel_file} verbatim once")
+                (self.src_dir / Path(header).name).write_text(h.replace(original, text),
+                                                             encoding="utf-8")
+                self.dirty_objects |= {o for o, d in deps.items() if header in d}
+            self.copies = set(build.copies(source / rel_file))
         self.rebuilt: dict[str, Path] = {}  # build output (relative) -> overlay path
+        self.mirrored: dict[tuple, bool] = {}  # (build folder, names) -> holds the mutant
         self.build_seconds = 0.0
 
     def _out(self, rel: str) -> Path:
@@ -328,6 +383,81 @@ class Overlay:
             self.build_seconds += time.monotonic() - t0
         return self.rebuilt[output]
 
+    def _mirror(self, rel_dir: str, names: tuple[str, ...] | None = None) -> bool:
+        """Makes out/rel_dir a copy of the build's folder (only `names` in it, when given):
+        rebuilt programs and mutated copies where the mutant changes them, copies of the other
+        programs and links to the other files. True when it holds the mutant (else it is left
+        unfilled: the build's own serves)."""
+        key = (rel_dir, names)
+        if key in self.mirrored:
+            return self.mirrored[key]
+        self.mirrored[key] = False
+        src = self.build.dir / rel_dir
+        dst = self.out_dir / rel_dir
+        dst.mkdir(parents=True, exist_ok=True)
+        holds, rest = False, []
+        entries = [src / n for n in names] if names is not None else sorted(src.iterdir())
+        for entry in entries:
+            rel = str(Path(rel_dir) / entry.name)
+            if not entry.exists() or entry.name in ("CMakeFiles", "mutation") or \
+                    entry.suffix in (".o", ".a", ".cmake"):
+                continue
+            if entry.is_dir() and not entry.is_symlink():
+                if self._mirror(rel):
+                    holds = True
+                else:
+                    shutil.rmtree(dst / entry.name, ignore_errors=True)
+                    rest.append(entry)  # linked whole when this folder holds the mutant
+            elif rel in self.copies:
+                (dst / entry.name).write_text(self.text, encoding="utf-8")
+                holds = True
+            elif self._is_program(entry) and self.build.is_output(rel) and self.program(rel):
+                holds = True
+            else:
+                rest.append(entry)
+        if holds:
+            for entry in rest:
+                target = dst / entry.name
+                if target.exists() or target.is_symlink():
+                    continue
+                if self._is_program(entry) and not entry.is_dir():
+                    # A copy, not a link: gscheck resolves a plugin's path and finds its own
+                    # companions from /proc/self/exe, both of which lead a link back here.
+                    shutil.copy2(entry, target)
+                else:
+                    target.symlink_to(entry)
+        self.mirrored[key] = holds
+        return holds
+
+    @staticmethod
+    def _is_program(p: Path) -> bool:
+        return p.is_file() and (p.suffix == ".so" or (p.suffix == "" and os.access(p, os.X_OK)))
+
+    def runnable(self, output: str) -> Path | None:
+        """The path a check runs for a build output (relative): in the overlay when the program
+        or one of its companions (the catalogue's `companions`: files it finds beside itself)
+        holds the mutant, else None (the build's own is right)."""
+        own = self.program(output) if self._is_program(self.build.dir / output) else None
+        names = self.companions.get(output)
+        if not names:
+            return own
+        # The program itself is among the names: copied when only a companion was rebuilt.
+        if not self._mirror(str(Path(output).parent), tuple([Path(output).name, *names])):
+            return own
+        return self.out_dir / output
+
+    def source_path(self, token: str) -> str | None:
+        """token with the mutated source file's path replaced by the overlay's copy, whose
+        folder mirrors the source folder (a module imports its siblings); None if absent."""
+        if self.abs_file not in token:
+            return None
+        copy = self.src_dir / self.rel_file
+        for sibling in Path(self.abs_file).parent.iterdir():
+            link = copy.parent / sibling.name
+            if sibling.name != copy.name and not link.exists() and not link.is_symlink():
+                link.symlink_to(sibling)
+        return token.replace(self.abs_file, str(copy))
+
     def _link(self, output: str) -> None:
         groups = [self._substitute(g, output) for g in subcommands(self.build.final_command(output))]
         rc, out = run_shell(groups, self.build.dir)
@@ -368,19 +498,26 @@ class Checks:
         except ValueError:
             return None
 
-    def _programs(self, argv: list[str], overlay: Overlay | None) -> list[str]:
-        """argv with every build output the mutant changes replaced by its overlay copy."""
-        out = []
+    def _programs(self, argv: list[str], overlay: Overlay | None) -> tuple[list[str], bool]:
+        """argv with every build output the mutant changes (itself or a companion beside it)
+        replaced by its overlay copy, and the mutated source file by its overlay copy; and
+        whether any was (the command runs the mutant)."""
+        out, planted = [], False
         for t in argv:
-            # "plugin:/path/lib.so" names a program too.
+            if overlay is None:
+                out.append(t)
+                continue
+            if (moved := overlay.source_path(t)) is not None:
+                out.append(moved)
+                planted = True
+                continue
+            # "plugin:/path/lib.so" and "python:/path/module.py" name a program or file too.
             prefix, path = ("", t) if t.startswith("/") else (t.split(":", 1)[0] + ":", t.split(":", 1)[-1])
             rel = self._rel(path) if path.startswith("/") else None
-            if overlay and rel and self.build.is_output(rel):
-                p = overlay.program(rel)
-                out.append(prefix + str(p) if p else t)
-            else:
-                out.append(t)
-        return out
+            p = overlay.runnable(rel) if rel and self.build.is_output(rel) else None
+            out.append(prefix + str(p) if p else t)
+            planted = planted or p is not None
+        return out, planted
 
     def commands(self, name: str, overlay: Overlay | None) -> list[dict]:
         """The processes of one check: argv, cwd, env, timeout."""
@@ -396,12 +533,20 @@ class Checks:
             return s
 
         timeout = spec.get("timeout", 900)
-        # Environment values may name programs too (GSCHECK_WORKER: the plugin worker).
-        spec_env = {k: self._programs([expand(v)], overlay)[0] for k, v in spec.get("env", {}).items()}
+
+        def environment(pairs: dict[str, str]) -> tuple[dict[str, str], bool]:
+            # Environment values may name programs too (GSCHECK_WORKER: the plugin worker).
+            env, planted = {}, False
+            for k, v in pairs.items():
+                (env[k],), p = self._programs([v], overlay)
+                planted = planted or p
+            return env, planted
+
+        spec_env, env_planted = environment({k: expand(v) for k, v in spec.get("env", {}).items()})
         if kind == "command":
-            argv = self._programs([expand(a) for a in spec["argv"]], overlay)
+            argv, planted = self._programs([expand(a) for a in spec["argv"]], overlay)
             return [{"argv": argv, "cwd": src, "env": spec_env, "timeout": timeout,
-                     "scratch": scratch}]
+                     "scratch": scratch, "planted": planted or env_planted}]
         if kind == "ctest":
             rx = re.compile(spec["regex"])
             excluded = set(spec.get("exclude_labels", []))
@@ -414,9 +559,12 @@ class Checks:
                     continue
                 if "DISABLED" in props and props["DISABLED"]:
                     continue
-                env = dict(spec_env, **dict(e.split("=", 1) for e in props.get("ENVIRONMENT", [])))
-                cmds.append({"argv": self._programs(t["command"], overlay),
-                             "cwd": props.get("WORKING_DIRECTORY", bd), "env": env,
+                test_env, test_planted = environment(
+                    dict(e.split("=", 1) for e in props.get("ENVIRONMENT", [])))
+                argv, planted = self._programs(t["command"], overlay)
+                cmds.append({"argv": argv, "planted": planted or env_planted or test_planted,
+                             "env": dict(spec_env, **test_env),
+                             "cwd": props.get("WORKING_DIRECTORY", bd),
                              "timeout": min(timeout, float(props.get("TIMEOUT", timeout))),
                              "scratch": scratch, "skip_rc": props.get("SKIP_RETURN_CODE"),
                              "test": t["name"]})
@@ -431,6 +579,7 @@ class Checks:
                     key = argv[0]
                     if key in seen:
                         seen[key]["filters"].append(argv[1].split("=", 1)[1])
+                        seen[key]["planted"] = seen[key]["planted"] or c["planted"]
                         continue
                     c = dict(c, filters=[argv[1].split("=", 1)[1]])
                     seen[key] = c
@@ -444,7 +593,15 @@ class Checks:
     def run(self, name: str, overlay: Overlay | None) -> dict:
         t0 = time.monotonic()
         result = {"check": name, "rc": 0, "seconds": 0.0, "verdict": "passed"}
-        for c in self.commands(name, overlay):
+        cmds = self.commands(name, overlay)
+        if overlay is not None:
+            # Only commands that run the mutant prove anything: the rest would grade the
+            # unmutated build (a kill there is a flake, a pass no survival).
+            cmds = [c for c in cmds if c["planted"]]
+            result["planted"] = len(cmds)
+            if not cmds:
+                result["verdict"] = "not_planted"
+        for c in cmds:
             shutil.rmtree(c["scratch"], ignore_errors=True)
             c["scratch"].mkdir(parents=True, exist_ok=True)
             env = dict(os.environ, **c["env"])
@@ -574,10 +731,15 @@ def main(argv=None) -> int:
         except CatalogueError as e:
             entry.update(status="stale", error=str(e))
             return entry, None, None
-        overlay = Overlay(build, work / "overlay" / m["id"], source, m["file"], text)
+        try:
+            overlay = Overlay(build, work / "overlay" / m["id"], source, m["file"], text,
+                              cat.get("companions"))
+        except CatalogueError as e:
+            entry.update(status="error", error=str(e))
+            return entry, None, None
         err = None
         try:
-            if not overlay.dirty_objects:
+            if not overlay.dirty_objects and not m["file"].endswith(".py"):
                 raise BuildFailed(f"no object file of {build.dir} is compiled from {m['file']} "
                                   "(is it in this build?)")
             # Most mutants die in the first checks: later checks' programs are built on use.
@@ -595,7 +757,7 @@ def main(argv=None) -> int:
         for m, (entry, overlay, err) in zip(chunk, prepared):
             if overlay is None:
                 table["mutants"].append(entry)
-                log(f"{m['id']}: STALE")
+                log(f"{m['id']}: {entry['status'].upper()}: {entry['error'][:1500]}")
                 continue
             entry["checks"] = []
             status, killer, detect = "survived", None, 0.0
@@ -609,7 +771,7 @@ def main(argv=None) -> int:
                     # Programs rebuilt on first use: build time, not detection time.
                     r["seconds"] = round(max(0.0, r["seconds"] - (overlay.build_seconds - built)), 2)
                     entry["checks"].append(r)
-                    touched = touched or bool(overlay.rebuilt)
+                    touched = touched or r["verdict"] != "not_planted"
                     if r["verdict"] == "failed":
                         if not baseline_ok(c):
                             b = baseline[c]
@@ -621,7 +783,8 @@ def main(argv=None) -> int:
                         break
                 detect = sum(r["seconds"] for r in entry["checks"])
                 if not touched:
-                    raise BuildFailed(f"none of the checks' programs contains {m['file']}")
+                    raise BuildFailed(f"no check runs {m['file']}: none of its programs (or "
+                                      "their companions, or its source path) holds the mutant")
             except BuildFailed as e:
                 status = "build_failed"
                 entry["error"] = str(e)

@@ -48,6 +48,7 @@ class CatalogueTest(unittest.TestCase):
                         catalogue([mutant(folder="nowhere")]),           # unknown folder
                         catalogue([mutant(checks=["nothing"])]),          # unknown check
                         catalogue([mutant(replacement="x < n")]),         # no change
+                        dict(catalogue([mutant()]), companions={"p": "q"}),  # not a list
                         {"checks": {}, "mutants": []}):                   # no folders
                 with self.assertRaises(mutate.CatalogueError):
                     mutate.load_catalogue(self.write(tmp, bad), Path(tmp))
@@ -82,6 +83,146 @@ class CommandsTest(unittest.TestCase):
         cmd = ": && /usr/bin/cmake -E rm -f l.a && /usr/bin/ar qc l.a a.o && /usr/bin/ranlib l.a && :"
         self.assertEqual([g[0] for g in mutate.subcommands(cmd)],
                          ["/usr/bin/cmake", "/usr/bin/ar", "/usr/bin/ranlib"])
+
+
+class FakeBuild:
+    """The parts of mutate.Build an Overlay reads, over a folder laid out like a build."""
+
+    def __init__(self, root: Path, outputs=(), deps=None, embeds=(), copies=()):
+        self.dir = root
+        self.jobs = 1
+        self.outputs = set(outputs)
+        self._deps = deps or {}
+        self._embeds = list(embeds)
+        self._copies = list(copies)
+
+    def deps(self):
+        return self._deps
+
+    def embeds(self, rel_file):
+        return self._embeds
+
+    def copies(self, source_file):
+        return self._copies
+
+    def is_output(self, rel):
+        return rel in self.outputs
+
+    def closure(self, output):
+        return set()
+
+    def locked(self):
+        return mutate.contextlib.nullcontext()
+
+
+def layout(tmp: Path):
+    """A build with gscheck and its companions in tools/, and a source tree with a module."""
+    build, source = tmp / "build", tmp / "source"
+    for rel in ("tools/gscheck", "tools/gscheck-worker"):
+        (build / rel).parent.mkdir(parents=True, exist_ok=True)
+        (build / rel).write_text("#!/bin/sh\n")
+        (build / rel).chmod(0o755)
+    (build / "tools/python").mkdir()
+    (build / "tools/python/helper.py").write_text("def ok():\n    return True\n")
+    (source / "plugins/x").mkdir(parents=True)
+    (source / "plugins/x/helper.py").write_text("def ok():\n    return True\n")
+    (source / "plugins/x/mod.py").write_text("import sibling\n")
+    (source / "plugins/x/sibling.py").write_text("")
+    return build, source
+
+
+COMPANIONS = {"tools/gscheck": ["gscheck-worker", "python"]}
+
+
+class OverlayTest(unittest.TestCase):
+    def test_a_python_helper_copied_into_the_build_runs_through_gscheck_beside_it(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            build, source = layout(Path(tmp))
+            fb = FakeBuild(build, outputs={"tools/gscheck", "tools/gscheck-worker"},
+                           copies=["tools/python/helper.py"])
+            o = mutate.Overlay(fb, Path(tmp) / "work", source, "plugins/x/helper.py",
+                               "def ok():\n    return False\n", COMPANIONS)
+            p = o.runnable("tools/gscheck")
+            self.assertEqual(p, Path(tmp) / "work/out/tools/gscheck")
+            # gscheck finds its companions from /proc/self/exe: a copy, not a link.
+            self.assertFalse(p.is_symlink())
+            self.assertIn("False", (p.parent / "python/helper.py").read_text())
+            # So is the worker beside it: gscheck resolves a plugin's path before loading it.
+            self.assertFalse((p.parent / "gscheck-worker").is_symlink())
+
+    def test_a_rebuilt_companion_keeps_the_folders_beside_it(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            build, source = layout(Path(tmp))
+            fb = FakeBuild(build, outputs={"tools/gscheck", "tools/gscheck-worker"})
+            o = mutate.Overlay(fb, Path(tmp) / "work", source, "plugins/x/helper.py", "x = 1\n",
+                               COMPANIONS)
+            worker = o.out_dir / "tools/gscheck-worker"
+            worker.parent.mkdir(parents=True)
+            worker.write_text("mutated")
+            o.rebuilt["tools/gscheck-worker"] = worker  # as program() leaves a rebuilt one
+            p = o.runnable("tools/gscheck")
+            self.assertEqual(p.parent, worker.parent)
+            self.assertEqual(worker.read_text(), "mutated")
+            # python/ holds nothing of the mutant: the build's, linked whole, still importable.
+            self.assertTrue((p.parent / "python").is_symlink())
+            self.assertIn("True", (p.parent / "python/helper.py").read_text())
+
+    def test_a_program_without_companions_runs_alone(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            build, source = layout(Path(tmp))
+            fb = FakeBuild(build, outputs={"tools/gscheck", "tools/gscheck-worker"})
+            o = mutate.Overlay(fb, Path(tmp) / "work", source, "plugins/x/helper.py", "x = 1\n",
+                               {})
+            own = o.out_dir / "tools/gscheck"
+            own.parent.mkdir(parents=True)
+            own.write_text("mutated")
+            o.rebuilt["tools/gscheck"] = own
+            self.assertEqual(o.runnable("tools/gscheck"), own)
+            self.assertEqual(sorted(p.name for p in own.parent.iterdir()), ["gscheck"])
+
+    def test_a_mutant_no_program_holds_is_not_planted(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            build, source = layout(Path(tmp))
+            fb = FakeBuild(build, outputs={"tools/gscheck"})
+            o = mutate.Overlay(fb, Path(tmp) / "work", source, "plugins/x/helper.py", "x = 1\n",
+                               COMPANIONS)
+            self.assertIsNone(o.runnable("tools/gscheck"))
+            cat = {"checks": {"run": {"kind": "command", "argv": ["{build}/tools/gscheck"]}}}
+            checks = mutate.Checks(cat, fb, source, Path(tmp) / "work", 1)
+            r = checks.run("run", o)
+            self.assertEqual((r["verdict"], r["planted"]), ("not_planted", 0))
+
+    def test_a_module_named_on_the_command_line_is_replaced_with_its_siblings(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            build, source = layout(Path(tmp))
+            fb = FakeBuild(build)
+            o = mutate.Overlay(fb, Path(tmp) / "work", source, "plugins/x/mod.py",
+                               "import sibling\nBUG = 1\n")
+            cat = {"checks": {"run": {"kind": "command",
+                                      "argv": ["true", "python:{source}/plugins/x/mod.py"]}}}
+            checks = mutate.Checks(cat, fb, source, Path(tmp) / "work", 1)
+            (cmd,) = checks.commands("run", o)
+            self.assertTrue(cmd["planted"])
+            moved = Path(cmd["argv"][1].split(":", 1)[1])
+            self.assertIn("BUG", moved.read_text())
+            self.assertTrue((moved.parent / "sibling.py").is_symlink())
+            self.assertEqual(checks.run("run", o)["verdict"], "passed")
+
+    def test_a_python_file_compiled_into_a_plugin_rewrites_its_generated_header(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            build, source = layout(Path(tmp))
+            header = build / "plugins/python/host_source.h"
+            header.parent.mkdir(parents=True)
+            header.write_text('// Generated from plugins/x/mod.py.\nR"(import sibling\n)";\n')
+            fb = FakeBuild(build, deps={"host.o": {str(header)}, "other.o": set()},
+                           embeds=[str(header)])
+            o = mutate.Overlay(fb, Path(tmp) / "work", source, "plugins/x/mod.py",
+                               "import sibling\nBUG = 1\n")
+            self.assertEqual(o.dirty_objects, {"host.o"})
+            self.assertIn("BUG = 1", (o.src_dir / "host_source.h").read_text())
+            header.write_text("// Generated from plugins/x/mod.py.\nsomething else\n")
+            with self.assertRaises(mutate.CatalogueError):
+                mutate.Overlay(fb, Path(tmp) / "work2", source, "plugins/x/mod.py", "x\n")
 
 
 class TableTest(unittest.TestCase):
