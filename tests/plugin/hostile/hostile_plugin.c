@@ -65,6 +65,99 @@ static void note(const char* name, const char* fmt, ...) {
   close(fd);
 }
 
+/* The value of `key` in /proc/self/status ("" when absent). */
+static void status_field(const char* key, char* out, size_t n) {
+  out[0] = 0;
+  FILE* f = fopen("/proc/self/status", "r");
+  if (!f) return;
+  char line[512];
+  const size_t k = strlen(key);
+  while (fgets(line, sizeof line, f))
+    if (!strncmp(line, key, k) && line[k] == ':') {
+      char* v = line + k + 1;
+      while (*v == ' ' || *v == '\t') ++v;
+      v[strcspn(v, "\n")] = 0;
+      snprintf(out, n, "%s", v);
+      break;
+    }
+  fclose(f);
+}
+
+/* The first line of `file` in this process's group of cgroup `controller` (v1) or of its only
+ * group (v2), or "unreadable (why)". */
+static void cgroup_value(const char* controller, const char* file, char* out, size_t n) {
+  snprintf(out, n, "unreadable (no group)");
+  FILE* f = fopen("/proc/self/cgroup", "r");
+  if (!f) return;
+  char line[1024], path[2048];
+  while (fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\n")] = 0;
+    char* a = strchr(line, ':');
+    char* b = a ? strchr(a + 1, ':') : NULL;
+    if (!b) continue;
+    *b = 0;
+    const char* ctrls = a + 1;
+    int v2 = !strcmp(line, "0") && !*ctrls, match = 0;
+    for (const char* c = ctrls; !v2 && *c;) { /* "cpu,cpuacct" */
+      const size_t len = strcspn(c, ",");
+      if (len == strlen(controller) && !strncmp(c, controller, len)) match = 1;
+      c += len + (c[len] == ',');
+    }
+    if (!v2 && !match) continue;
+    snprintf(path, sizeof path, "/sys/fs/cgroup/%s%s/%s", v2 ? "" : controller, b + 1, file);
+    FILE* g = fopen(path, "r");
+    if (!g) {
+      const int e = errno;
+      snprintf(out, n, "unreadable (%.160s: ", path); /* the path's head names the group */
+      snprintf(out + strlen(out), n - strlen(out), "%s)", strerror(e));
+    } else {
+      if (!fgets(out, (int)n, g)) snprintf(out, n, "unreadable (empty)");
+      out[strcspn(out, "\n")] = 0;
+      fclose(g);
+    }
+    if (!v2) break;
+  }
+  fclose(f);
+}
+
+/* What this worker can see of its own containment, one line in $GSC_HOSTILE_DIR/protections
+ * (once per process): hostile_test.py holds it against what the run's report says is on, so a
+ * protection that is silently off fails every hostile test instead of passing it. */
+static void note_protections(void) {
+  static int done;
+  if (done) return;
+  done = 1;
+  char seccomp[64], nnp[64], capeff[64], pids[256], mem[256], cwd[512];
+  status_field("Seccomp", seccomp, sizeof seccomp);
+  status_field("NoNewPrivs", nnp, sizeof nnp);
+  status_field("CapEff", capeff, sizeof capeff);
+  cgroup_value("pids", "pids.max", pids, sizeof pids);
+  cgroup_value("memory", "memory.limit_in_bytes", mem, sizeof mem); /* v1 */
+  if (!strncmp(mem, "unreadable", 10)) cgroup_value("memory", "memory.max", mem, sizeof mem);
+  if (!getcwd(cwd, sizeof cwd)) snprintf(cwd, sizeof cwd, "? (%s)", strerror(errno));
+  /* A file beside the notes folder: writable to the driver, read-only to a contained worker. */
+  const char* dir = getenv("GSC_HOSTILE_DIR");
+  char probe[4096], fs[128];
+  snprintf(probe, sizeof probe, "%s/../probe-%d", dir ? dir : "/tmp", (int)getpid());
+  const int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd >= 0) {
+    close(fd);
+    unlink(probe);
+    snprintf(fs, sizeof fs, "writable");
+  } else {
+    snprintf(fs, sizeof fs, "%s", strerror(errno));
+  }
+  char pid_ns[128] = "?", mnt_ns[128] = "?"; /* the driver compares them with its own */
+  ssize_t k = readlink("/proc/self/ns/pid", pid_ns, sizeof pid_ns - 1);
+  if (k > 0) pid_ns[k] = 0;
+  k = readlink("/proc/self/ns/mnt", mnt_ns, sizeof mnt_ns - 1);
+  if (k > 0) mnt_ns[k] = 0;
+  note("protections",
+       "seccomp=%s\tno_new_privs=%s\tcap_eff=%s\tpid_ns=%s\tmnt_ns=%s\tcwd=%s\t"
+       "outside_write=%s\tpids.max=%s\tmemory.max=%s\n",
+       seccomp, nnp, capeff, pid_ns, mnt_ns, cwd, fs, pids, mem);
+}
+
 SHARED static size_t page_size(void) { return (size_t)sysconf(_SC_PAGESIZE); }
 
 static int is_trigger(const gsc_call* call) {
@@ -599,6 +692,7 @@ static int32_t decline(gsc_result* result, const char* why) {
 }
 
 static int32_t run(const gsc_call* call, gsc_result* result) {
+  note_protections();
   const gsc_tensor* params = call->params;
   const gsc_tensor* indices = call->indices;
   if (call->op != GSC_GATHER || call->batch_dims != 0 || params->rank != 1 || indices->rank != 1)

@@ -15,6 +15,10 @@ misbehave on) and asserts:
   4. no process outlives gscheck. This driver is a child subreaper, so every process gscheck's
      tree leaves behind is reparented to it; after gscheck exits it waits (bounded) for its
      process tree to empty, reports what is left and kills it.
+  5. the containment the report claims was on: each worker notes what it sees of it
+     (seccomp, capabilities, PID and mount namespaces, a write beside its writable folder, its cgroup's
+     pids.max and memory limit), and every protection claimed must be seen, so a protection
+     that is silently off fails every hostile test instead of passing it.
 The plugins note in $GSC_HOSTILE_DIR what they managed ("acted") or were refused ("refused"),
 so a refused attempt (a sealed memfd, a seccomp filter) is told from an undetected one.
 """
@@ -345,6 +349,50 @@ def check_cases(by_name, names, spec, acted, refused, problems):
                             f"(want FAILED matching /{spec['fails']}/): {short}")
 
 
+def check_protections(report_path, text, problems):
+    """Holds what the plugin saw from inside its worker (its "protections" notes, one line per
+    worker process) against what the report says contained it: a protection that is claimed
+    but not on fails the test, whatever the mode's verdicts (a test that passes only because a
+    protection it relies on was silently off proves nothing)."""
+    try:
+        with open(report_path, encoding="utf-8") as f:
+            claim = json.load(f)["backend"]["containment"] or ""
+    except (OSError, ValueError, KeyError, TypeError):
+        return  # check_report names a missing or broken report
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if not lines:
+        problems.append("the plugin never noted its protections: nothing shows the containment "
+                        f"the report claims ({claim!r}) was on")
+        return
+    cgroup = re.search(r"cgroup v\d \(([^)]*)\)", claim)
+    controllers = cgroup.group(1).split(", ") if cgroup else []
+    for line in lines:
+        seen = dict(kv.split("=", 1) for kv in line.split("\t") if "=" in kv)
+        bad = []
+        if claim.startswith(("pid and mount namespaces", "pid, mount and user namespaces")):
+            for ns in ("pid", "mnt"):
+                if seen.get(f"{ns}_ns") in ("?", os.readlink(f"/proc/self/ns/{ns}")):
+                    bad.append(f"the driver's {ns} namespace ({seen.get(f'{ns}_ns')})")
+            if seen.get("cwd") != "/":
+                bad.append(f"working directory {seen.get('cwd')!r}, not /")
+            if seen.get("outside_write") == "writable":
+                bad.append("a file outside --worker-writable could be created (root not "
+                           "read-only)")
+        if "no capabilities" in claim and seen.get("cap_eff", "").strip("0"):
+            bad.append(f"capabilities {seen.get('cap_eff')}")
+        if re.search(r"(^|, )seccomp", claim) and (seen.get("seccomp") != "2" or
+                                                   seen.get("no_new_privs") != "1"):
+            bad.append(f"seccomp mode {seen.get('seccomp')!r}, no_new_privs "
+                       f"{seen.get('no_new_privs')!r} (filter and 1 claimed)")
+        if "pids" in controllers and not seen.get("pids.max", "").isdigit():
+            bad.append(f"pids.max {seen.get('pids.max')!r} (a limit claimed)")
+        if "memory" in controllers and not (seen.get("memory.max", "").isdigit() and
+                                            int(seen["memory.max"]) <= 2**62):
+            bad.append(f"memory limit {seen.get('memory.max')!r} (a cap claimed)")
+        if bad:
+            problems.append(f"the report claims {claim!r}, but the worker saw: " + "; ".join(bad))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--gscheck", required=True)
@@ -409,6 +457,7 @@ def main():
         by_name = check_report(report, junit, stdout_text, problems)
         if by_name is not None:
             check_cases(by_name, [n for n, _ in named], spec, acted, refused, problems)
+        check_protections(report, read_notes(notes, "protections"), problems)
         if spec.get("must_try") and not (acted or refused):
             problems.append("the plugin's attempt never ran: the test proves nothing")
         if spec.get("shm_clean"):
@@ -436,7 +485,8 @@ def main():
     if stderr_text.strip():
         print("gscheck stderr tail:\n  " + "\n  ".join(stderr_text.strip().splitlines()[-6:]))
     for what, text in (("acted", acted), ("refused", refused),
-                       ("daemons", read_notes(notes, "daemons"))):
+                       ("daemons", read_notes(notes, "daemons")),
+                       ("protections", read_notes(notes, "protections"))):
         if text:
             print(f"plugin notes ({what}):\n  " + "\n  ".join(text.strip().splitlines()[:16]))
     if problems:
