@@ -22,7 +22,7 @@ catalogue records it as equivalent with a reason. A check that kills a mutant is
 unmutated build too (the baseline); if it fails there the run stops: a check that fails anyway
 proves nothing.
 
-Usage: tools/mutate.py --build DIR [--source DIR] [--catalogue FILE] [--fast] [--only ID,...]
+Usage: tools/mutate.py --build DIR [--source DIR] [--catalogue FILE] [--fast|--memory] [--only ID,...]
                        [--json FILE] [--jobs N] [--lock FILE] [--work DIR] [--list] [--verify]
 Exit status: 0 every non-equivalent mutant killed; 1 a survivor, a stale mutant, a mutant that
 does not compile or a failing baseline; 2 bad command line or catalogue; 77 not a Ninja build.
@@ -634,6 +634,9 @@ def main(argv=None) -> int:
     ap.add_argument("--source", type=Path, default=ROOT)
     ap.add_argument("--catalogue", type=Path, default=None)
     ap.add_argument("--fast", action="store_true", help="only the mutants marked fast")
+    ap.add_argument("--memory", action="store_true",
+                    help="only the mutants marked memory (errors whose value is discarded: meant "
+                         "for a sanitizer build, scripts/mutation.sh --preset sanitize --memory)")
     ap.add_argument("--only", default="", help="comma-separated mutant ids")
     ap.add_argument("--json", type=Path, default=None, help="write the kill table here")
     ap.add_argument("--jobs", type=int, default=2, help="parallel compiles per mutant")
@@ -667,6 +670,12 @@ def main(argv=None) -> int:
     mutants = cat["mutants"]
     if args.fast:
         mutants = [m for m in mutants if m["fast"]]
+    if args.memory:
+        mutants = [m for m in mutants if m.get("memory")]
+        # A sanitizer's report stops the check with a status of its own (as the sanitizer pass).
+        os.environ.setdefault("ASAN_OPTIONS", "exitcode=66:halt_on_error=1:detect_leaks=1:"
+                              "allow_user_segv_handler=1")
+        os.environ.setdefault("UBSAN_OPTIONS", "exitcode=66:halt_on_error=1:print_stacktrace=1")
     if args.only:
         want = set(args.only.split(","))
         unknown = want - {m["id"] for m in cat["mutants"]}
