@@ -617,6 +617,7 @@ class Checks:
                     (self.cat["checks"][name].get("skip_rc") == rc):
                 result.update(verdict="skipped", rc=rc, tail=out[-1500:])
                 continue
+            result["ran"] = result.get("ran", 0) + 1
             if rc != 0:
                 result.update(verdict="failed", rc=rc, tail=out[-2500:],
                               command=shlex.join(c["argv"]), test=c.get("test"))
@@ -780,7 +781,7 @@ def main(argv=None) -> int:
                     # Programs rebuilt on first use: build time, not detection time.
                     r["seconds"] = round(max(0.0, r["seconds"] - (overlay.build_seconds - built)), 2)
                     entry["checks"].append(r)
-                    touched = touched or r["verdict"] != "not_planted"
+                    touched = touched or r.get("ran", 0) > 0  # planted, and not skipped
                     if r["verdict"] == "failed":
                         if not baseline_ok(c):
                             b = baseline[c]
@@ -791,7 +792,11 @@ def main(argv=None) -> int:
                         status, killer = "killed", c
                         break
                 detect = sum(r["seconds"] for r in entry["checks"])
-                if not touched:
+                if not touched and any(r["verdict"] == "skipped" for r in entry["checks"]):
+                    # Its checks could not run here (their exit 77: no venv, no PyPI): neither
+                    # killed nor survived; said, not failed.
+                    status = "skipped"
+                elif not touched:
                     raise BuildFailed(f"no check runs {m['file']}: none of its programs (or "
                                       "their companions, or its source path) holds the mutant")
             except BuildFailed as e:
@@ -818,7 +823,10 @@ def main(argv=None) -> int:
         log(f"{folder:10} {s['killed']}/{s['mutants'] - s['equivalent']} killed"
             f" ({s['equivalent']} equivalent), median detect {s['median_detect_seconds']} s,"
             f" max {s['max_detect_seconds']} s")
-    bad = [e for e in table["mutants"] if e["status"] not in ("killed", "equivalent")]
+    bad = [e for e in table["mutants"] if e["status"] not in ("killed", "equivalent", "skipped")]
+    for e in table["mutants"]:
+        if e["status"] == "skipped":
+            print(f"mutate: {e['id']} SKIPPED: its checks could not run here", file=sys.stderr)
     for e in bad:
         print(f"mutate: {e['id']} {e['status'].upper()}: {e['description']}", file=sys.stderr)
     return 1 if bad or stale else 0

@@ -208,7 +208,13 @@ class OverlayTest(unittest.TestCase):
             moved = Path(cmd["argv"][1].split(":", 1)[1])
             self.assertIn("BUG", moved.read_text())
             self.assertTrue((moved.parent / "sibling.py").is_symlink())
-            self.assertEqual(checks.run("run", o)["verdict"], "passed")
+            r = checks.run("run", o)
+            self.assertEqual((r["verdict"], r["ran"]), ("passed", 1))
+            # A planted command that exits with the check's skip status ran nothing.
+            cat["checks"]["skip"] = {"kind": "command", "skip_rc": 77,
+                                     "argv": ["sh", "-c", "exit 77", "{source}/plugins/x/mod.py"]}
+            r = checks.run("skip", o)
+            self.assertEqual((r["verdict"], r["planted"], r.get("ran", 0)), ("skipped", 1, 0))
 
     def test_a_python_file_compiled_into_a_plugin_rewrites_its_generated_header(self):
         with tempfile.TemporaryDirectory() as tmp:
