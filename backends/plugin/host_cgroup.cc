@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <mutex>
 #include <optional>
@@ -177,9 +178,9 @@ std::string WorkerCgroup::offered(std::string& why) {
   return roots().what;
 }
 
-bool WorkerCgroup::create(int64_t pids_max) {
+std::string WorkerCgroup::create(int64_t pids_max) {
   const Roots& r = roots();
-  if (!r.version) return false;
+  if (!r.version) return "";
   static std::once_flag once;
   std::call_once(once, [] {
     sweep_stale_groups();
@@ -188,26 +189,29 @@ bool WorkerCgroup::create(int64_t pids_max) {
   static std::atomic<int> counter{0};
   const std::string name =
       "gscheck-" + std::to_string(::getpid()) + "-" + std::to_string(++counter);
+  // The report says what is offered: a group that cannot be made as offered stops the worker
+  // instead of leaving it without the limits the report claims.
+  const auto fail = [&](const std::string& what) {
+    const int e = errno;  // the failed call's
+    const std::string why = what + ": " + std::strerror(e);
+    remove();
+    return why;
+  };
   for (const auto& root : r.dirs) {
     const std::string dir = root + "/" + name;
-    if (::mkdir(dir.c_str(), 0755) != 0) {
-      remove();
-      return false;
-    }
+    if (::mkdir(dir.c_str(), 0755) != 0) return fail("mkdir " + dir);
     dirs_.push_back(dir);
   }
   version_ = r.version;
   const std::string& pids_dir = version_ == 2 ? dirs_[0] : dirs_[1];
-  write_text(pids_dir + "/pids.max", std::to_string(pids_max));
+  if (!write_text(pids_dir + "/pids.max", std::to_string(pids_max)))
+    return fail("write " + pids_dir + "/pids.max");
   for (const auto& dir : dirs_) {
     const int fd = ::open((dir + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0) {
-      remove();
-      return false;
-    }
+    if (fd < 0) return fail("open " + dir + "/cgroup.procs");
     join_.push_back(fd);
   }
-  return true;
+  return "";
 }
 
 void WorkerCgroup::close_join_fds() {

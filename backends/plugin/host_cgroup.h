@@ -26,8 +26,9 @@ class WorkerCgroup {
   /// (memory, pids)"), or "" with `why` saying why none.
   static std::string offered(std::string& why);
 
-  /// Makes the group with at most pids_max processes and threads; false when none is offered.
-  bool create(int64_t pids_max);
+  /// Makes the group with at most pids_max processes and threads: "" when made or when none is
+  /// offered (offered() says so), else why the offered group could not be made as promised.
+  std::string create(int64_t pids_max);
   /// Descriptors of the group's cgroup.procs files: the child writes "0" to each to join the
   /// group before it execs, so nothing it starts is ever outside.
   const std::vector<int>& join_fds() const { return join_; }

@@ -247,7 +247,13 @@ std::string WorkerProcess::spawn(const std::string& plugin, const PluginOptions&
   plan.unsandboxed_ok =
       opt.unsafe_no_sandbox || (unsafe_env && std::string_view(unsafe_env) == "1");
   // Threads count too: TensorFlow's pools start about two per core.
-  if (cgroup_.create(kMaxWorkerTasks)) plan.join_fds = cgroup_.join_fds();
+  if (error.empty()) {
+    if (const std::string why = cgroup_.create(kMaxWorkerTasks); !why.empty())
+      error = "cannot make the worker's cgroup (" + why +
+              "): it would run without the limits the report's containment claims";
+    else
+      plan.join_fds = cgroup_.join_fds();
+  }
   if (error.empty()) {
     if (const int rc = Spawner::run([&] { return spawn_contained(plan, pid_); }); rc != 0)
       error = rc == kNoSandbox
