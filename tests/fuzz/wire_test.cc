@@ -209,6 +209,51 @@ TEST(WireResult, EveryChangedGuardByteIsNamed) {
   EXPECT_EQ(fuzz::run_wire_result(reinterpret_cast<const uint8_t*>(in.data()), in.size()), 0);
 }
 
+// A string output: the entries table, then the bytes, after the guarded payload region. Each
+// entry must point at the bytes after the table (docs: wire.h): one that points into the table
+// itself or anywhere before it would hand gscheck its own bookkeeping or the output region as
+// string text.
+TEST(WireResult, StringEntriesPointOnlyAtTheStringBytes) {
+  const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  const uint64_t count = 2, table = count * w::kStringEntryBytes;
+  const w::OutputLayout l = w::output_layout(table, page);
+  const uint64_t strings_at = l.map_bytes, bytes_at = strings_at + table;
+  w::WireResult r{};
+  r.has_output = 1;
+  r.dtype = static_cast<decltype(r.dtype)>(DType::kString);
+  r.rank = 1;
+  r.strings_offset = strings_at;
+  r.strings_bytes = table + 7;  // "hello", "ab"
+  const int64_t dims[1] = {2};
+  std::string payload(reinterpret_cast<const char*>(&r), sizeof r);
+  payload.append(reinterpret_cast<const char*>(dims), sizeof dims);
+  const int fd = ::memfd_create("wire-test", MFD_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  auto decode = [&](uint64_t first_at) {
+    std::string out(l.map_bytes + table + 7, '\0');
+    std::memset(out.data() + l.region_offset, kGuardByte, l.region_bytes);
+    const uint64_t e[4] = {first_at, 5, bytes_at + 5, 2};
+    std::memcpy(out.data() + strings_at, e, sizeof e);
+    std::memcpy(out.data() + bytes_at, "helloab", 7);
+    EXPECT_EQ(::pwrite(fd, out.data(), out.size(), 0), static_cast<ssize_t>(out.size()));
+    plugin::LogTail log;
+    return plugin::read_result(payload, "", fd, 1000, log);
+  };
+  const plugin::Decoded good = decode(bytes_at);
+  ASSERT_TRUE(good.outcome.ok()) << good.outcome.error().message;
+  EXPECT_EQ(good.outcome->strings()[0], "hello");
+  EXPECT_EQ(good.outcome->strings()[1], "ab");
+  for (const uint64_t at :
+       {strings_at, strings_at + 8, bytes_at - 1, l.payload_offset, uint64_t{0}}) {
+    const plugin::Decoded d = decode(at);
+    ASSERT_FALSE(d.outcome.ok()) << "an entry at " << at << " (string bytes start at " << bytes_at
+                                 << ") was accepted";
+    EXPECT_NE(d.outcome.error().message.find("malformed string output"), std::string::npos)
+        << d.outcome.error().message;
+  }
+  ::close(fd);
+}
+
 // A plugin's text goes into JSON reports and onto terminals: control bytes and every byte that is
 // not part of well-formed UTF-8 are escaped, well-formed UTF-8 is kept.
 TEST(Sanitize, EscapesControlBytesAndWhatIsNotUtf8) {

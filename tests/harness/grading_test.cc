@@ -286,6 +286,41 @@ TEST(Grading, KnownFailuresExplainEveryDifference) {
   EXPECT_EQ(checker.check_case(f, "").verdict, Verdict::kFailed);
 }
 
+// nan_bits on an element a scatter row computed: another NaN where the reference has a NaN is no
+// failure, a NaN where it has a number is one (a gather's copies are out of the rule's reach, so
+// the gather test above cannot show this).
+TEST(Grading, NanBitsNeverExplainsANanForANumberOnATouchedElement) {
+  const auto known = parse_known(R"J({"gscheck_known_failures": 2, "known": [
+    {"id": "bits", "when": {"ops": ["tensor_scatter_nd_add"]}, "forgives": {"elements": "nan_bits"},
+     "reason": "NaN bits", "link": "l"}]})J");
+  const auto nan_with = [](uint32_t bits) {
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+  };
+  CaseFile f;
+  f.c.name = "sweep/1/2/tensor_scatter_nd_add";
+  f.c.op = Op::kTensorScatterAdd;
+  f.c.indices = Tensor::from_values<int32_t>(Shape{1, 1}, {0});  // row 0 is computed
+  f.c.updates = Tensor::from_values<float>(Shape{1}, {1});
+  CheckOptions opts;
+  opts.known_failures = &known;
+  const auto grade = [&](float start, float want, float got) {
+    f.c.tensor = Tensor::from_values<float>(Shape{2}, {start, 5});
+    Scripted backend("plugin:x", {Tensor::from_values<float>(Shape{2}, {got, 5})});
+    Scripted reference("reference", {Tensor::from_values<float>(Shape{2}, {want, 5})});
+    backend.caps_.ops = {Op::kTensorScatterAdd};
+    CaseChecker checker(backend, &reference, opts);
+    return checker.check_case(f, "");
+  };
+  const float a = nan_with(0x7fc00001), b = nan_with(0x7fc00002);
+  auto r = grade(a, a, b);  // NaN + 1 is a NaN: another payload is no failure
+  EXPECT_FALSE(reports::is_failure(r.verdict)) << r.reason;
+  r = grade(1, 2, b);  // 1 + 1 is 2: a NaN there is a wrong value, whatever the entry says
+  EXPECT_EQ(r.verdict, Verdict::kFailed) << r.reason;
+  EXPECT_FALSE(r.known.has_value());
+}
+
 // input_element forgives a wrong row read (a value of params) and nothing nobody wrote.
 TEST(Grading, InputElementForgivesOnlyValuesOfTheInputs) {
   const auto known = parse_known(R"J({"gscheck_known_failures": 2, "known": [
