@@ -2,6 +2,7 @@
 // reference refusal may hide, crashes in repeats, and known failures (XFAIL / XPASS).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -11,6 +12,7 @@
 #include <tuple>
 
 #include "backends/reference_backend.h"
+#include "compare/compare.h"
 #include "harness/checker.h"
 #include "harness/judge.h"
 #include "reports/known_failures.h"
@@ -345,6 +347,38 @@ TEST(Grading, InputElementForgivesOnlyValuesOfTheInputs) {
   EXPECT_EQ(grade({0, 10}), Verdict::kFailed);   // a zero-filled row is not a params value
 }
 
+// Past compare::kMaxElementDiffs differing elements the list is cut short: the output then
+// differs as a whole, which no element rule explains, even when every listed element would be.
+TEST(Grading, ACutShortListOfDifferencesIsNotExplainedElementByElement) {
+  const auto known = parse_known(R"J({"gscheck_known_failures": 2, "known": [
+    {"id": "rows", "when": {"ops": ["gather"]}, "forgives": {"elements": "input_element"},
+     "reason": "reads another row", "link": "l"}]})J");
+  const auto listed = static_cast<int64_t>(compare::kMaxElementDiffs);
+  const int64_t n = listed + 16;
+  CaseFile f;
+  f.c.name = "gather/many";
+  f.c.op = Op::kGather;
+  f.c.params = Tensor::from_values<float>(Shape{2}, {10, 20});
+  f.c.indices = Tensor::from_values<int32_t>(Shape{n}, std::vector<int32_t>(n, 0));
+  CheckOptions opts;
+  opts.known_failures = &known;
+  auto grade = [&](float past_the_list) {
+    std::vector<float> got(n, 20);  // params[1]: an input element, explained one by one
+    std::fill(got.begin() + listed, got.end(), past_the_list);
+    Scripted backend("plugin:x", {Tensor::from_values<float>(Shape{n}, got)});
+    Scripted reference("reference",
+                       {Tensor::from_values<float>(Shape{n}, std::vector<float>(n, 10))});
+    CaseChecker checker(backend, &reference, opts);
+    return checker.check_case(f, "");
+  };
+  // Garbage after the listed elements: FAILED.
+  auto r = grade(7);
+  EXPECT_EQ(r.verdict, Verdict::kFailed) << r.reason;
+  // The same with an input element there: still FAILED (what was not listed was not seen).
+  r = grade(20);
+  EXPECT_EQ(r.verdict, Verdict::kFailed) << r.reason;
+}
+
 // A crash is forgiven only where the entry's case predicate holds (TensorFlow's INT64_MIN abort
 // must not hide an abort on a valid gather).
 TEST(Grading, KnownFailuresForgiveCrashesOnlyWhereThePredicateHolds) {
@@ -383,6 +417,10 @@ TEST(Grading, DecliningIsAFailure) {
   Scripted tf_unsupported("reference", {Error{ErrorClass::kUnsupported, "no kernel"}});
   CaseChecker c3(unsupported, &tf_unsupported, {});
   EXPECT_EQ(c3.check_case(gather_case(std::nullopt), "").verdict, Verdict::kPassed);
+  // Where TensorFlow raises another class, "unsupported" skipped TensorFlow's check: declining.
+  Scripted tf_invalid("reference", {Error{ErrorClass::kInvalidArgument, "indices[0] = 7"}});
+  CaseChecker c5(unsupported, &tf_invalid, {});
+  EXPECT_EQ(c5.check_case(gather_case(std::nullopt), "").verdict, Verdict::kDeclined);
   const auto known = parse_known(R"({"gscheck_known_failures": 2, "known": [
     {"id": "later", "when": {"ops": ["gather"]}, "forgives": {"declined": "not today"},
      "reason": "r", "link": "l"}]})");
