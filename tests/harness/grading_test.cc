@@ -498,6 +498,30 @@ TEST(Grading, LintFindsEntriesThatWouldAbsorbInjectedBugs) {
   EXPECT_TRUE(absorbed) << ::testing::PrintToString(findings);
 }
 
+// An entry whose cases all passed is reported as XPASS (its bug is fixed), not as "explains
+// nothing" (which says its predicate misses): two findings that ask for different edits.
+TEST(Grading, LintCallsAnAllXpassEntryXpassNotUnused) {
+  const auto known = parse_known(R"({"gscheck_known_failures": 2, "known": [
+    {"id": "aborts", "when": {"case": "gather/*"}, "forgives": {"crash": "signal 6"},
+     "reason": "r", "link": "l"}]})");  // named cases: a promise that they fail
+  CheckOptions opts;
+  opts.known_failures = &known;
+  opts.lint = true;
+  Scripted right("plugin:x", {kOut});
+  Scripted reference("reference", {kOut});
+  CaseChecker checker(right, &reference, opts);
+  const auto r = checker.check_case(gather_case(std::nullopt), "");
+  ASSERT_EQ(r.verdict, Verdict::kXpass);
+  reports::KnownFailuresLint lint(known);
+  lint.add(r);
+  const auto findings = lint.findings();
+  std::string all;
+  for (const auto& f : findings) all += f + "\n";
+  EXPECT_NE(all.find("entry aborts: 1 cases it declares failing passed (XPASS)"), std::string::npos)
+      << all;
+  EXPECT_EQ(all.find("explains nothing"), std::string::npos) << all;
+}
+
 // A host-dependent entry (a departure some CPUs show) may explain nothing only where each case
 // file that shows it ran and PASSED: the host agreed with the reference there. Any other entry
 // that explains nothing stays a finding, host or not.
