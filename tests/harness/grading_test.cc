@@ -475,22 +475,29 @@ TEST(Grading, KnownFailuresFlushedSubnormalRule) {
   EXPECT_EQ(r.verdict, Verdict::kPassed) << r.reason;  // not XPASS: the entry names a kind
 }
 
-// known-failures check: an injected bug on a case the backend got right is tried on the file.
-TEST(Grading, LintFindsEntriesThatWouldAbsorbInjectedBugs) {
-  const auto known = parse_known(R"({"gscheck_known_failures": 2, "known": [
-    {"id": "too-wide", "when": {"ops": ["gather"]}, "forgives": {"error": "bad_index"},
-     "reason": "r", "link": "l"}]})");
+// A gather the backend gets right, graded with `known` and the lint on: its verdict and the
+// lint's findings.
+std::pair<Verdict, std::vector<std::string>> lint_right_gather(
+    const reports::KnownFailures& known) {
   CheckOptions opts;
   opts.known_failures = &known;
   opts.lint = true;
   Scripted right("plugin:x", {kOut});
   Scripted reference("reference", {kOut});
   CaseChecker checker(right, &reference, opts);
+  const auto r = checker.check_case(gather_case(std::nullopt), "");
   reports::KnownFailuresLint lint(known);
-  auto r = checker.check_case(gather_case(std::nullopt), "");
-  EXPECT_EQ(r.verdict, Verdict::kPassed);  // it selects by what cases are: no promise to fail
   lint.add(r);
-  const auto findings = lint.findings();
+  return {r.verdict, lint.findings()};
+}
+
+// known-failures check: an injected bug on a case the backend got right is tried on the file.
+TEST(Grading, LintFindsEntriesThatWouldAbsorbInjectedBugs) {
+  const auto known = parse_known(R"({"gscheck_known_failures": 2, "known": [
+    {"id": "too-wide", "when": {"ops": ["gather"]}, "forgives": {"error": "bad_index"},
+     "reason": "r", "link": "l"}]})");
+  const auto [verdict, findings] = lint_right_gather(known);
+  EXPECT_EQ(verdict, Verdict::kPassed);  // it selects by what cases are: no promise to fail
   bool absorbed = false;
   for (const auto& line : findings)
     absorbed =
@@ -504,17 +511,8 @@ TEST(Grading, LintCallsAnAllXpassEntryXpassNotUnused) {
   const auto known = parse_known(R"({"gscheck_known_failures": 2, "known": [
     {"id": "aborts", "when": {"case": "gather/*"}, "forgives": {"crash": "signal 6"},
      "reason": "r", "link": "l"}]})");  // named cases: a promise that they fail
-  CheckOptions opts;
-  opts.known_failures = &known;
-  opts.lint = true;
-  Scripted right("plugin:x", {kOut});
-  Scripted reference("reference", {kOut});
-  CaseChecker checker(right, &reference, opts);
-  const auto r = checker.check_case(gather_case(std::nullopt), "");
-  ASSERT_EQ(r.verdict, Verdict::kXpass);
-  reports::KnownFailuresLint lint(known);
-  lint.add(r);
-  const auto findings = lint.findings();
+  const auto [verdict, findings] = lint_right_gather(known);
+  ASSERT_EQ(verdict, Verdict::kXpass);
   std::string all;
   for (const auto& f : findings) all += f + "\n";
   EXPECT_NE(all.find("entry aborts: 1 cases it declares failing passed (XPASS)"), std::string::npos)
