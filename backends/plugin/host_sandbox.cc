@@ -1,5 +1,6 @@
 #include "backends/plugin/host_sandbox.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <linux/mount.h>
@@ -48,6 +49,8 @@ struct ChildArgs {
   int nhide_files;
   const char* const* writable;  // left writable under the read-only root
   int nwritable;
+  const char* const* devices;  // the device nodes it may open; every other one is nodev
+  int ndevices;
   const char* shm_options;  // the private /dev/shm tmpfs: "size=N,mode=1777"
   bool sysrq;               // the kernel has /proc/sysrq-trigger
   const int* join;
@@ -64,6 +67,7 @@ enum Stage : int {
   kPrivateMounts,
   kReadOnly,
   kWritable,
+  kDevices,
   kProc,
   kShm,
   kHide,
@@ -145,8 +149,14 @@ int contained_child(void* p) {
   for (int i = 0; i < a.nwritable; ++i)
     if (::mount(a.writable[i], a.writable[i], nullptr, MS_BIND, nullptr) != 0)
       child_fail(a.err_fd, kWritable);
+  // No device node opens either (a read-only mount stops no device write: a raw disk is root's
+  // to write without a capability), but /dev/null and its kind and the GPU's, each a mount of
+  // its own whose nodev flag is cleared again.
+  for (int i = 0; i < a.ndevices; ++i)
+    if (::mount(a.devices[i], a.devices[i], nullptr, MS_BIND, nullptr) != 0)
+      child_fail(a.err_fd, kDevices);
   mount_attr ro{};
-  ro.attr_set = MOUNT_ATTR_RDONLY;
+  ro.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NODEV;
   if (::syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &ro, sizeof ro) != 0)
     child_fail(a.err_fd, kReadOnly);
   mount_attr rw{};
@@ -154,6 +164,11 @@ int contained_child(void* p) {
   for (int i = 0; i < a.nwritable; ++i)
     if (::syscall(SYS_mount_setattr, AT_FDCWD, a.writable[i], 0, &rw, sizeof rw) != 0)
       child_fail(a.err_fd, kWritable);
+  mount_attr dev{};
+  dev.attr_clr = MOUNT_ATTR_NODEV;
+  for (int i = 0; i < a.ndevices; ++i)
+    if (::syscall(SYS_mount_setattr, AT_FDCWD, a.devices[i], 0, &dev, sizeof dev) != 0)
+      child_fail(a.err_fd, kDevices);
   // This namespace's own /proc: pids in it are the worker's (it reads its children there). Its
   // sysctls read-only (core_pattern and hostname are not the worker's to set), sysrq shut.
   if (::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0 ||
@@ -190,6 +205,9 @@ const char* stage_name(int stage) {
       return "cannot make its mounts read-only";
     case kWritable:
       return "cannot leave the --worker-writable directories writable";
+    case kDevices:
+      return "cannot leave /dev/null, /dev/zero, /dev/full, /dev/random, /dev/urandom and the "
+             "GPU's device nodes usable";
     case kProc:
       return "cannot mount /proc in its PID namespace with read-only sysctls";
     case kShm:
@@ -249,6 +267,27 @@ Started clone_worker(ChildArgs a, int flags) {
 
 bool transient(int e) { return e == EAGAIN || e == ENOMEM; }
 
+// The device nodes a worker may open: those every program may (null, zero, full, random,
+// urandom) and an NVIDIA GPU's (/dev/nvidia*: the control node, each card, UVM, modeset, and
+// /dev/nvidia-caps/*), as this machine has them now.
+std::vector<std::string> usable_devices() {
+  std::vector<std::string> out;
+  const auto add = [&](const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode)) out.push_back(path);
+  };
+  for (const char* name : {"null", "zero", "full", "random", "urandom"})
+    add(std::string("/dev/") + name);
+  for (const char* dir : {"/dev", "/dev/nvidia-caps"}) {
+    DIR* d = ::opendir(dir);
+    if (!d) continue;
+    while (const dirent* e = ::readdir(d))
+      if (std::strncmp(e->d_name, "nvidia", 6) == 0) add(std::string(dir) + "/" + e->d_name);
+    ::closedir(d);
+  }
+  return out;
+}
+
 }  // namespace
 
 int spawn_contained(const SpawnPlan& plan, pid_t& pid) {
@@ -265,6 +304,9 @@ int spawn_contained(const SpawnPlan& plan, pid_t& pid) {
   }
   std::vector<const char*> writable;
   for (const auto& w : plan.writable) writable.push_back(w.c_str());
+  const std::vector<std::string> device_paths = usable_devices();
+  std::vector<const char*> devices;
+  for (const auto& d : device_paths) devices.push_back(d.c_str());
   // The worker's environment: TMPDIR names its private writable place.
   std::vector<char*> envp;
   static char tmpdir[] = "TMPDIR=/dev/shm";
@@ -287,6 +329,8 @@ int spawn_contained(const SpawnPlan& plan, pid_t& pid) {
               static_cast<int>(hide_files.size()),
               writable.data(),
               static_cast<int>(writable.size()),
+              devices.data(),
+              static_cast<int>(devices.size()),
               shm.c_str(),
               ::access("/proc/sysrq-trigger", F_OK) == 0,
               plan.join_fds.data(),
@@ -310,15 +354,18 @@ int spawn_contained(const SpawnPlan& plan, pid_t& pid) {
     if (g_mode != Mode::kProcessGroup) {
       const bool user_ns = g_mode == Mode::kNamespaces ? g_user_ns : ::geteuid() != 0;
       a.user_ns = user_ns;
-      s = clone_worker(a, CLONE_NEWPID | CLONE_NEWNS | (user_ns ? CLONE_NEWUSER : 0));
+      s = clone_worker(a,
+                       CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | (user_ns ? CLONE_NEWUSER : 0));
       if (s.pid > 0) {
         if (g_mode == Mode::kUndecided) {
           g_mode = Mode::kNamespaces;
           g_user_ns = user_ns;
           g_containment =
-              std::string(user_ns ? "pid, mount and user namespaces" : "pid and mount namespaces") +
-              " (read-only root, private /dev/shm, the run's inputs and reports "
-              "hidden, no capabilities)";
+              std::string(user_ns ? "pid, mount, IPC and user namespaces"
+                                  : "pid, mount and IPC namespaces") +
+              " (read-only root, no device nodes but null, zero, full, random, urandom and "
+              "the GPU's, private /dev/shm, the run's inputs and reports hidden, no "
+              "capabilities)";
         }
         pid = s.pid;
         return 0;
@@ -330,7 +377,7 @@ int spawn_contained(const SpawnPlan& plan, pid_t& pid) {
       g_containment = std::string("process group only: ") +
                       (s.stage ? stage_name(s.stage)
                                : (user_ns ? "cannot make a user namespace"
-                                          : "cannot make PID and mount namespaces")) +
+                                          : "cannot make PID, mount and IPC namespaces")) +
                       " (" + std::strerror(s.error) + ")";
     }
     if (refuse()) return kNoSandbox;

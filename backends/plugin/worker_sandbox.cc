@@ -9,6 +9,7 @@
 
 #ifdef GSCHECK_HAVE_SECCOMP
 #include <seccomp.h>
+#include <sys/socket.h>
 #endif
 
 namespace gscheck::worker {
@@ -88,6 +89,12 @@ bool deny_system_calls() {
   for (unsigned long flag : kNamespaceFlags)
     ok = ok && ::seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
                                   SCMP_A0(SCMP_CMP_MASKED_EQ, flag, flag)) == 0;
+  // No unix socket of its own: connect() writes no file, so a read-only root does not stop it,
+  // and a root worker (no capability needed) would reach every root-only socket on the
+  // machine, a container runtime's among them, and the host's abstract ones. socketpair()
+  // stays: a connected pair reaches nothing outside the worker.
+  ok = ok && ::seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
+                                SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, AF_UNIX)) == 0;
   // clone3's flags sit behind a pointer no filter can read: ENOSYS makes glibc use clone().
   ok = ok && ::seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0) == 0;
   ok = ok && ::seccomp_load(ctx) == 0;

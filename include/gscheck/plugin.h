@@ -35,7 +35,9 @@
  * its working directory, without capabilities, in a session of its own. Its writable places
  * are a private /dev/shm ($TMPDIR, max(max_bytes, 64 MiB), gone with the worker) and the
  * folders the user names with --worker-writable. The run's case files, known-failures file,
- * report and failed-case folders are hidden from it.
+ * report and failed-case folders are hidden from it. It may open no device node but /dev/null,
+ * /dev/zero, /dev/full, /dev/random, /dev/urandom and the GPU's (/dev/nvidia*), create no unix
+ * socket (socketpair() works) and sees SysV IPC objects of its own only.
  *
  * TIME. call->deadline_ns is when the worker is killed (CLOCK_MONOTONIC, nanoseconds); the
  * default allows 10 s plus 1 s per 64 MiB of inputs and output (--timeout S overrides it).

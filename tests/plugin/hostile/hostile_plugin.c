@@ -13,6 +13,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,9 +21,12 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/shm.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -147,15 +151,18 @@ static void note_protections(void) {
   } else {
     snprintf(fs, sizeof fs, "%s", strerror(errno));
   }
-  char pid_ns[128] = "?", mnt_ns[128] = "?"; /* the driver compares them with its own */
+  /* the driver compares them with its own */
+  char pid_ns[128] = "?", mnt_ns[128] = "?", ipc_ns[128] = "?";
   ssize_t k = readlink("/proc/self/ns/pid", pid_ns, sizeof pid_ns - 1);
   if (k > 0) pid_ns[k] = 0;
   k = readlink("/proc/self/ns/mnt", mnt_ns, sizeof mnt_ns - 1);
   if (k > 0) mnt_ns[k] = 0;
+  k = readlink("/proc/self/ns/ipc", ipc_ns, sizeof ipc_ns - 1);
+  if (k > 0) ipc_ns[k] = 0;
   note("protections",
-       "seccomp=%s\tno_new_privs=%s\tcap_eff=%s\tpid_ns=%s\tmnt_ns=%s\tcwd=%s\t"
+       "seccomp=%s\tno_new_privs=%s\tcap_eff=%s\tpid_ns=%s\tmnt_ns=%s\tipc_ns=%s\tcwd=%s\t"
        "outside_write=%s\tpids.max=%s\tmemory.max=%s\n",
-       seccomp, nnp, capeff, pid_ns, mnt_ns, cwd, fs, pids, mem);
+       seccomp, nnp, capeff, pid_ns, mnt_ns, ipc_ns, cwd, fs, pids, mem);
 }
 
 SHARED static size_t page_size(void) { return (size_t)sysconf(_SC_PAGESIZE); }
@@ -580,6 +587,56 @@ static void escape_writes(void) {
 }
 #endif
 
+#if defined(HOSTILE_ROOT_REACH)
+/* What the caller's uid 0 reaches without a single capability, on a read-only root: a
+ * root-only unix socket (connect() writes no file, so a read-only mount does not stop it: a
+ * container runtime's socket is the host), an abstract one, a device node (a read-only mount
+ * does not stop device writes either: a raw disk), a root-only SysV shared memory segment.
+ * The driver set up a harmless one of each and names them in the environment. */
+static void connect_unix(const char* what, const char* name, int abstract) {
+  struct sockaddr_un a;
+  memset(&a, 0, sizeof a);
+  a.sun_family = AF_UNIX;
+  const size_t n = strlen(name);
+  if (n + 2 > sizeof a.sun_path) return;
+  memcpy(a.sun_path + abstract, name, n);
+  const socklen_t len =
+      (socklen_t)(offsetof(struct sockaddr_un, sun_path) + abstract + n + (abstract ? 0 : 1));
+  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd >= 0 && connect(fd, (const struct sockaddr*)&a, len) == 0)
+    note("acted", "connected to %s\n", what);
+  else
+    note("refused", "%s: %s\n", what, strerror(errno));
+  if (fd >= 0) close(fd);
+}
+
+static void root_reach(void) {
+  const char* sock = getenv("GSC_HOSTILE_SOCKET");
+  const char* abstract = getenv("GSC_HOSTILE_ABSTRACT");
+  const char* device = getenv("GSC_HOSTILE_DEVICE");
+  const char* shm = getenv("GSC_HOSTILE_SHMID");
+  if (sock) connect_unix("a root-only unix socket", sock, 0);
+  if (abstract) connect_unix("an abstract unix socket", abstract, 1);
+  if (device) {
+    const int fd = open(device, O_WRONLY | O_CLOEXEC);
+    if (fd >= 0)
+      note("acted", "opened a device node for writing\n");
+    else
+      note("refused", "device node: %s\n", strerror(errno));
+    if (fd >= 0) close(fd);
+  }
+  if (shm) {
+    void* p = shmat(atoi(shm), NULL, SHM_RDONLY);
+    if (p != (void*)-1) {
+      note("acted", "attached a root-only SysV shared memory segment\n");
+      shmdt(p);
+    } else {
+      note("refused", "SysV shared memory: %s\n", strerror(errno));
+    }
+  }
+}
+#endif
+
 #if defined(HOSTILE_READ_CASES)
 /* Result replay: the case files (expect blocks), saved cases and the report, read through
  * gscheck's working directory, the test folder and /proc/<gscheck>/cwd. */
@@ -652,6 +709,8 @@ static void before_output(const gsc_call* call) {
   escape_writes();
 #elif defined(HOSTILE_READ_CASES)
   read_cases();
+#elif defined(HOSTILE_ROOT_REACH)
+  root_reach();
 #elif defined(HOSTILE_FORGE_STATUS)
   forge_status();
 #endif

@@ -16,7 +16,7 @@ misbehave on) and asserts:
      tree leaves behind is reparented to it; after gscheck exits it waits (bounded) for its
      process tree to empty, reports what is left and kills it.
   5. the containment the report claims was on: each worker notes what it sees of it
-     (seccomp, capabilities, PID and mount namespaces, a write beside its writable folder, its cgroup's
+     (seccomp, capabilities, PID, mount and IPC namespaces, a write beside its writable folder, its cgroup's
      pids.max and memory limit), and every protection claimed must be seen, so a protection
      that is silently off fails every hostile test instead of passing it.
 The plugins note in $GSC_HOSTILE_DIR what they managed ("acted") or were refused ("refused"),
@@ -135,6 +135,11 @@ EXPECT = {
     # inside --max-bytes: only gscheck decides a case is over budget, so they fail, not skip.
     "budget_lie": dict(fails=r"answered resource_exhausted for a case gscheck ran within "
                        r"--max-bytes", isolate=("worker", "call")),
+    # What uid 0 reaches with no capability on a read-only root, each set up (harmless) by this
+    # driver: a root-only unix socket and an abstract one (connect), a device node (opened for
+    # writing: /dev/null's numbers), a root-only SysV shared memory segment: all refused.
+    "root_reach": dict(fails=None, never_acts=True, must_try=True, needs_sandbox=True,
+                       lures=True, isolate=("worker", "call")),
     # ptrace(PTRACE_ATTACH) of gscheck, mount(tmpfs), setns(/proc/1/ns/mnt): all refused.
     "syscalls": dict(fails=SYSCALL, refusable=True, never_acts=True, isolate=("worker", "call")),
 }
@@ -369,8 +374,9 @@ def check_protections(report_path, text, problems):
     for line in lines:
         seen = dict(kv.split("=", 1) for kv in line.split("\t") if "=" in kv)
         bad = []
-        if claim.startswith(("pid and mount namespaces", "pid, mount and user namespaces")):
-            for ns in ("pid", "mnt"):
+        if claim.startswith("pid, mount"):
+            for ns in ("pid", "mnt") + (("ipc",) if claim.startswith("pid, mount, IPC") or
+                                         claim.startswith("pid, mount and IPC") else ()):
                 if seen.get(f"{ns}_ns") in ("?", os.readlink(f"/proc/self/ns/{ns}")):
                     bad.append(f"the driver's {ns} namespace ({seen.get(f'{ns}_ns')})")
             if seen.get("cwd") != "/":
@@ -391,6 +397,56 @@ def check_protections(report_path, text, problems):
             bad.append(f"memory limit {seen.get('memory.max')!r} (a cap claimed)")
         if bad:
             problems.append(f"the report claims {claim!r}, but the worker saw: " + "; ".join(bad))
+
+
+class Lures:
+    """For root_reach: a listening root-only unix socket (mode 0600) and an abstract one, a
+    device node with /dev/null's numbers (mode 0600), a SysV shared memory segment (mode 0600),
+    named to the plugin through its environment. `reached()` says which socket took a
+    connection."""
+
+    IPC_CREAT, IPC_RMID = 0o1000, 0
+
+    def __init__(self, folder):
+        import socket
+        os.makedirs(folder)
+        self.env, self.socks = {}, []
+        path = os.path.join(folder, "root.sock")
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.bind(path)
+        os.chmod(path, 0o600)
+        self.env["GSC_HOSTILE_SOCKET"] = path
+        a = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        name = f"gscheck-hostile-{os.getpid()}"
+        a.bind("\0" + name)
+        self.env["GSC_HOSTILE_ABSTRACT"] = name
+        for sock in (s, a):
+            sock.listen(4)
+            sock.setblocking(False)
+            self.socks.append(sock)
+        device = os.path.join(folder, "null")
+        os.mknod(device, 0o600 | 0o020000, os.makedev(1, 3))
+        self.env["GSC_HOSTILE_DEVICE"] = device
+        self.libc = ctypes.CDLL(None, use_errno=True)
+        self.shmid = self.libc.shmget(0, 4096, self.IPC_CREAT | 0o600)  # IPC_PRIVATE
+        if self.shmid < 0:
+            raise OSError(ctypes.get_errno(), "shmget")
+        self.env["GSC_HOSTILE_SHMID"] = str(self.shmid)
+
+    def reached(self):
+        took = []
+        for sock, what in zip(self.socks, ("the root-only socket", "the abstract socket")):
+            try:
+                sock.accept()[0].close()
+                took.append(what)
+            except BlockingIOError:
+                pass
+        return took
+
+    def close(self):
+        for sock in self.socks:
+            sock.close()
+        self.libc.shmctl(self.shmid, self.IPC_RMID, None)
 
 
 def main():
@@ -417,6 +473,9 @@ def main():
             json.dump(case, f)
     report, junit = os.path.join(out_dir, "report.json"), os.path.join(out_dir, "report.xml")
     env = dict(os.environ, GSC_HOSTILE_DIR=notes, GSC_HOSTILE_REPORT=report)
+    lures = Lures(os.path.join(tmp, "lures")) if spec.get("lures") else None
+    if lures:
+        env.update(lures.env)
     timeout = spec.get("timeout", DEFAULT_TIMEOUT_S)
     plugin = "plugin:" + os.path.abspath(args.plugin)
     argv = [os.path.abspath(args.gscheck), "run", "--backend", plugin,
@@ -466,6 +525,9 @@ def main():
                 problems.append(f"the worker's /dev/shm files outlived the run: {left_shm}")
         if spec.get("never_acts") and acted:
             problems.append(f"the plugin's attempt succeeded: {acted.strip()}")
+        reached = lures.reached() if lures else []
+        if reached:
+            problems.append(f"the worker connected to {', '.join(reached)}")
         if "max_rss_mib" in spec and rss > spec["max_rss_mib"]:
             problems.append(f"gscheck or a worker reached {rss:.0f} MiB resident "
                             f"(bound {spec['max_rss_mib']} MiB)")
@@ -473,6 +535,8 @@ def main():
             problems.append(f"{len(left)} process(es) outlived gscheck: {left_text}")
     finally:
         kill_tree()
+        if lures:
+            lures.close()
         mnt = os.path.join(notes, "mnt")
         if os.path.ismount(mnt):
             subprocess.run(["umount", "-l", mnt], check=False)
