@@ -195,6 +195,11 @@ Outcome run_gather(const Case& c, const Options& options) {
   Expected<Tensor> out =
       new_output(params.dtype(), Shape(std::move(out_dims)), options.max_output_bytes, false);
   if (!out.ok()) return out.error();
+  if (gather_dim == 0 && indices.rank() == batch_dims) {
+    if (std::optional<Error> e =
+            scalar_index_into_empty_dim(c.semantics, static_cast<int>(axis - batch_dims)))
+      return *e;
+  }
   // Lazy validation: with no output element (N, outer, inner or batch 0) no index is read.
   if (out->num_elements() == 0) return out;
 

@@ -205,6 +205,12 @@ Outcome run_gather_nd(const Case& c, const Options& options) {
       new_output(params.dtype(), Shape(std::move(out_dims)), options.max_output_bytes, false);
   if (!out.ok()) return out.error();
 
+  if (ri == bd + 1) {  // one index row per batch example: each coordinate is a 0-d index
+    for (int64_t k = 0; k < depth; ++k)
+      if (pd[static_cast<size_t>(bd + k)] == 0)
+        if (std::optional<Error> e = scalar_index_into_empty_dim(c.semantics, static_cast<int>(k)))
+          return *e;
+  }
   if (rows.value == 0) return out;
   if (params.num_elements() == 0) {
     if (is_xla_profile(c.semantics)) {

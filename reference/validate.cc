@@ -40,6 +40,15 @@ std::optional<Error> gather_from_empty_dim(Semantics s, int dim) {
                           " in gather op is out of range, must be within [0, 0 + 1), got 1.");
 }
 
+std::optional<Error> scalar_index_into_empty_dim(Semantics s, int axis) {
+  if (s != Semantics::kJax) return std::nullopt;
+  // jnp's _index_to_gather (jax 0.10.2) checks an integer index's dim before any gather is
+  // built, so an empty output does not spare it: zeros((0, 0))[0] raises, zeros((0, 0))[[0]]
+  // is a [1, 0] array.
+  return invalid_argument("index is out of bounds for axis " + std::to_string(axis) +
+                          " with size 0");
+}
+
 IndexRule index_rule(Semantics s, bool gathers, BadIndicesPolicy p) {
   return IndexRule{.wrap_negative = s == Semantics::kJax,
                    .clamp = is_xla_profile(s) && gathers && p != BadIndicesPolicy::kIgnore};

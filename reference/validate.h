@@ -166,6 +166,9 @@ std::optional<Error> xla_string_error(Semantics s, DType dt, std::string_view op
 /// (returns nullopt: the row loop zeroes bad rows); jax.numpy refuses it when tracing (this
 /// error). TensorFlow's kernels never get here (tf-cpu raises, tf-gpu zeroes, by their checks).
 std::optional<Error> gather_from_empty_dim(Semantics s, int dim);
+// jax profile: jnp refuses a 0-d index into a dim of size 0 when tracing (IndexError), whatever
+// the output's size; `axis` is the dim's place in one batch example's params.
+std::optional<Error> scalar_index_into_empty_dim(Semantics s, int axis);
 
 /// The coordinate v resolves to under rule, or -1 when the row is bad there. dim == 0 has no
 /// coordinate to clamp to: bad.

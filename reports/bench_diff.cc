@@ -190,6 +190,15 @@ Expected<BenchDiff> diff_bench_reports(const json& old_report, const json& new_r
       d.warnings.push_back(std::string("the runs' ") + a + "." + b + " differ (" +
                            field(old_report, a, b) + " and " + field(new_report, a, b) +
                            "): their times are not comparable");
+  const auto cold = [](const json& r) {
+    const json* s = r.contains("settings") && r["settings"].is_object() ? &r["settings"] : nullptr;
+    return s && s->contains("cold_flush_bytes") && (*s)["cold_flush_bytes"].is_number() &&
+           (*s)["cold_flush_bytes"].get<double>() > 0;
+  };
+  if (cold(old_report) != cold(new_report))
+    d.warnings.push_back(std::string("the ") + (cold(old_report) ? "old" : "new") +
+                         " run had cold caches (--cold), the other warm: their times are not "
+                         "comparable");
   for (const char* s : {"sets", "min_time_s", "repetitions"})
     if (field(old_report, "settings", s) != field(new_report, "settings", s))
       d.warnings.push_back(std::string("the runs' settings.") + s + " differ (" +

@@ -3,6 +3,7 @@
 // around each call is the measurement (UseManualTime). Every timed call gets indices (and
 // updates) drawn afresh and its output is checked against the reference's in full.
 #include <benchmark/benchmark.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -60,6 +61,10 @@ constexpr const char* kUsage =
     "  --report FILE    write the JSON bench report (reports/bench_report.schema.json); '-':\n"
     "                   on stdout (the table then goes to stderr)\n"
     "  --benchmark-out FILE  Google Benchmark's own JSON too (for its tools/compare.py)\n"
+    "  --cold           caches cold: before every timed call (and copy) gscheck writes over a\n"
+    "                   buffer twice the last-level cache (8 to 128 MiB), outside the clock, so\n"
+    "                   tables and outputs come from memory (fresh indices are written just\n"
+    "                   before); 10 calls per repetition instead of --min-time\n"
     "  --max-bytes N    memory budget for one call's tensors (default "
     "4294967296)\n" GSCHECK_PLUGIN_USAGE
     "  Exit status: 0 nothing FAILED, 1 a problem FAILED on a backend, 2 bad command line or\n"
@@ -101,6 +106,17 @@ struct Bench {
   std::vector<std::byte> copy_from, copy_to;
   // Per backend: its calls of the sets, prepared and checked once per problem.
   std::vector<std::vector<std::function<TimedOutcome()>>> calls;
+  // --cold: written over before every timed call and copy, outside the clock.
+  std::vector<unsigned char> flush;
+
+  // Evicts the problem's tables and outputs from the last-level cache (shared by gscheck and
+  // the worker): one write per 64-byte line of a buffer twice its size.
+  void evict() {
+    for (std::size_t i = 0; i < flush.size(); i += 64)
+      flush[i] = static_cast<unsigned char>(flush[i] + 1);
+    benchmark::DoNotOptimize(flush.data());
+    benchmark::ClobberMemory();
+  }
 
   // Builds problem k's input sets and the reference's outcomes; "" or why it cannot be timed.
   const std::string& load(int k) {
@@ -141,6 +157,21 @@ struct Bench {
 
 Bench* g_bench = nullptr;  // Google Benchmark's callbacks are plain functions
 
+// --cold's buffer: twice the last-level cache (sysconf's L3, else L2; 32 MiB when neither is
+// known), from 8 to 128 MiB. The cap: sysconf gives a whole socket's L3 on AMD EPYC (260 MiB on
+// this project's VM, eight 32 MiB slices of which one core uses one), and a 520 MiB write
+// before each call made a 1,000-row problem take minutes.
+std::size_t cold_flush_bytes() {
+  long llc = ::sysconf(_SC_LEVEL3_CACHE_SIZE);
+  if (llc <= 0) llc = ::sysconf(_SC_LEVEL2_CACHE_SIZE);
+  if (llc <= 0) llc = 32l << 20;
+  return std::clamp<std::size_t>(2 * static_cast<std::size_t>(llc), 8u << 20, 128u << 20);
+}
+
+// --cold: calls per repetition, a fixed count (a minimum time would mean thousands of flushes
+// for a problem of a few microseconds).
+constexpr int kColdCalls = 10;
+
 // Statistics Google Benchmark computes over the repetitions besides mean, median, stddev, cv.
 double stat_min(const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); }
 double stat_p90(const std::vector<double>& v) {
@@ -177,6 +208,7 @@ void copy_benchmark(benchmark::State& st, int k) {
     b.copy_to.assign(half, std::byte{0});
   }
   for (auto _ : st) {
+    b.evict();
     const auto start = Clock::now();
     std::memcpy(b.copy_to.data(), b.copy_from.data(), half);
     benchmark::ClobberMemory();
@@ -235,6 +267,7 @@ void backend_benchmark(benchmark::State& st, int k, int which) {
       st.SkipWithError(r.reason.c_str());
       break;
     }
+    b.evict();
     const TimedOutcome t = calls[s]();
     st.SetIterationTime(t.seconds);
     if (std::string w = wrong(b, backend, s, t.outcome); !w.empty()) {
@@ -328,9 +361,10 @@ std::string machine_cpu() {
 
 int cmd_bench(const std::vector<std::string>& args) {
   std::vector<OptionSpec> specs = {
-      {"--backend", true}, {"--against", true},       {"--problems", true}, {"--filter", true},
-      {"--seed", true},    {"--sets", true},          {"--min-time", true}, {"--repetitions", true},
-      {"--report", true},  {"--benchmark-out", true}, {"--max-bytes", true}};
+      {"--backend", true},       {"--against", true},     {"--problems", true},
+      {"--filter", true},        {"--seed", true},        {"--sets", true},
+      {"--min-time", true},      {"--repetitions", true}, {"--report", true},
+      {"--benchmark-out", true}, {"--max-bytes", true},   {"--cold", false}};
   for (const auto& s : plugin_option_specs()) specs.push_back(s);
   const CommandLine line = parse_command_line(args, specs, "gscheck bench", kUsage);
   if (!line.args) return line.exit_status;
@@ -368,6 +402,7 @@ int cmd_bench(const std::vector<std::string>& args) {
     if (end == v->c_str() || *end || !(min_time > 0 && min_time <= 3600))
       return usage_error("--min-time: expected seconds in (0, 3600], got '" + *v + "'");
   }
+  if (parsed.has("--cold")) bench.flush.assign(cold_flush_bytes(), 0);
   const std::string problems_path =
       parsed.value("--problems")
           .value_or(
@@ -442,9 +477,12 @@ int cmd_bench(const std::vector<std::string>& args) {
     ProblemRun& pr = bench.runs[k];
     const std::string base = pr.problem.name();
     const auto setup = [&](benchmark::internal::Benchmark* b) {
-      b->UseManualTime()
-          ->MinTime(min_time)
-          ->Repetitions(static_cast<int>(repetitions))
+      b->UseManualTime();
+      if (bench.flush.empty())
+        b->MinTime(min_time);
+      else
+        b->Iterations(kColdCalls);
+      b->Repetitions(static_cast<int>(repetitions))
           ->ComputeStatistics("min", stat_min)
           ->ComputeStatistics("p90", stat_p90)
           ->ComputeStatistics("rmad", stat_rmad, benchmark::kPercentage)
@@ -570,7 +608,10 @@ int cmd_bench(const std::vector<std::string>& args) {
                 {"seed", bench.seed},
                 {"problems_file", problems_path},
                 {"settings",
-                 {{"sets", bench.sets}, {"min_time_s", min_time}, {"repetitions", repetitions}}},
+                 {{"sets", bench.sets},
+                  {"min_time_s", min_time},
+                  {"repetitions", repetitions},
+                  {"cold_flush_bytes", bench.flush.size()}}},
                 {"machine",
                  {{"cpu", machine_cpu()}, {"cpus", collector.cpus}, {"caches", collector.caches}}},
                 {"backends", backends_json},

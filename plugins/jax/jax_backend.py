@@ -214,7 +214,9 @@ def make_backend(mode=None):
 
     def gather(params, indices, axis, batch_dims, graded):
         out, a, b = tf_checks.gather(params, indices, axis, batch_dims)
-        if out.size == 0:
+        # An empty output needs no gather, unless jnp refuses it first: a 0-d index into a dim
+        # of size 0 raises IndexError when tracing, whatever the output's size.
+        if out.size == 0 and not (indices.ndim == b and params.shape[a] == 0):
             return out
         if graded:
             check_int32_coordinates(indices.reshape(indices.shape + (1,)), params.shape[a:a + 1],
@@ -228,9 +230,9 @@ def make_backend(mode=None):
 
     def gather_nd(params, indices, batch_dims, policy, wrap, graded):
         out, b = tf_checks.gather_nd(params, indices, batch_dims, policy)
-        if out.size == 0:
-            return out
         depth = indices.shape[-1]
+        if out.size == 0 and not (indices.ndim == b + 1 and 0 in params.shape[b:b + depth]):
+            return out
         ignore = policy == "IGNORE"
         if graded:
             check_int32_coordinates(indices, params.shape[b:b + depth], wrap,

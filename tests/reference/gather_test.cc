@@ -390,25 +390,34 @@ TEST(ReferenceShards, SmallestShardOfTensorFlowsPool) {
 namespace gscheck {
 namespace {
 
-// The jax profile models jnp indexing as a jitted function runs it (indices traced, as the jax
-// backend and most JAX code run): a 0-d index into an axis of size 0 gives the empty output, and
-// only a non-empty output from that axis raises (lax.gather's shape rule). Eager jnp with a
-// concrete 0-d index raises IndexError instead (its static bounds check; jax 0.10.2, measured
-// 2026-12-05), which no traced call does:
-// plugins/jax/cases/gather_scalar_index_into_empty_axis_jax.
-TEST(ReferenceGather, JaxScalarIndexIntoEmptyAxisAsJitted) {
+// jnp checks a 0-d index's dim when it builds the gather, from shapes alone, eagerly and
+// jitted alike (jax 0.10.2, 2026-12-06: jax.jit(lambda p, i: p[i])(zeros((0, 0)), 0) raises),
+// so an empty output does not spare it; a [1] index gives a [1, 0] array. An earlier test said
+// the jitted call returns the empty output: the jax backend never called jnp for one.
+// plugins/jax/cases/gather_scalar_index_into_empty_axis_jax.json.
+TEST(ReferenceGather, JaxScalarIndexIntoEmptyAxisRaisesEvenForAnEmptyOutput) {
   using namespace gscheck::testing;  // NOLINT
   auto jax = [](Case c) {
     c.semantics = Semantics::kJax;
     return c;
   };
-  const Outcome empty = reference::run(jax(gather(zeros(DType::kFloat32, {0, 0}), i32({}, {0}))));
-  ASSERT_TRUE(empty.ok());
-  EXPECT_EQ(empty->shape(), (Shape{0}));
+  const char* kJnp = "index is out of bounds for axis 0 with size 0";
+  expect_error(reference::run(jax(gather(zeros(DType::kFloat32, {0, 0}), i32({}, {0})))),
+               ErrorClass::kInvalidArgument, kJnp);
   expect_error(reference::run(jax(gather(zeros(DType::kFloat32, {0, 3}), i32({}, {0})))),
-               ErrorClass::kInvalidArgument,
-               "Slice size at index 0 in gather op is out of range, must be within [0, 0 + 1), "
-               "got 1.");
+               ErrorClass::kInvalidArgument, kJnp);
+  const Outcome vector = reference::run(jax(gather(zeros(DType::kFloat32, {0, 0}), i32({1}, {0}))));
+  ASSERT_TRUE(vector.ok());
+  EXPECT_EQ(vector->shape(), (Shape{1, 0}));
+  // With batch_dims the dim's place is counted in one example's params (vmap).
+  expect_error(
+      reference::run(jax(gather(zeros(DType::kFloat32, {2, 0, 3}), i32({2}, {0, 0}), 1, 1))),
+      ErrorClass::kInvalidArgument, kJnp);
+  // gather_nd: one index row, whose coordinates are 0-d indices; the first empty dim is named.
+  expect_error(reference::run(jax(gather_nd(zeros(DType::kFloat32, {3, 0, 2}), i32({2}, {1, 0})))),
+               ErrorClass::kInvalidArgument, "index is out of bounds for axis 1 with size 0");
+  // TensorFlow's profile reads no index for an empty output.
+  EXPECT_TRUE(reference::run(gather(zeros(DType::kFloat32, {0, 0}), i32({}, {0}))).ok());
 }
 
 }  // namespace

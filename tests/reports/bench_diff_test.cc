@@ -162,6 +162,18 @@ TEST(BenchDiff, WarnsWhereTheRunsAreNotComparable) {
   d = diff_bench_reports(few, few);
   ASSERT_TRUE(d.ok());
   EXPECT_NE(bench_diff_table(*d).find("too few repetitions"), std::string::npos);
+  // Cold caches (--cold) on one side only; a report without the setting was warm.
+  json warm = report({{"p", {result("k", "PASSED", times(100, 1))}}});
+  json cold = warm;
+  cold["settings"]["cold_flush_bytes"] = 64 << 20;
+  d = diff_bench_reports(warm, cold);
+  ASSERT_TRUE(d.ok());
+  ASSERT_EQ(d->warnings.size(), 1u);
+  EXPECT_NE(d->warnings[0].find("new run had cold caches"), std::string::npos);
+  warm["settings"]["cold_flush_bytes"] = 0;
+  d = diff_bench_reports(warm, report({{"p", {result("k", "PASSED", times(100, 1))}}}));
+  ASSERT_TRUE(d.ok());
+  EXPECT_TRUE(d->warnings.empty());
 }
 
 TEST(BenchDiff, BadReportsNameWhatIsWrong) {

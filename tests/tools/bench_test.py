@@ -135,6 +135,18 @@ class Bench(unittest.TestCase):
                          ["gather_nd/float32/64B/zipf/table=64KiB/n=1000"])
         self.assertEqual(len(r["problems"][0]["results"]), 1)
 
+    def test_cold_caches_are_recorded(self):
+        p, r = self.bench("honest", "--filter", "zipf", "--against", "none")
+        self.assertEqual(r["settings"]["cold_flush_bytes"], 0)
+        p, r = self.bench("honest", "--filter", "zipf", "--against", "none", "--cold")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        # Twice the last-level cache, at least 8 MiB, written before every timed call.
+        self.assertGreaterEqual(r["settings"]["cold_flush_bytes"], 8 << 20)
+        self.assertEqual(self.plugin_results(r)[0]["verdict"], "PASSED")
+        # A kernel that replays outputs is still caught with the caches cold.
+        p, r = self.bench("replay", "--cold")
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+
 
 class SlowerOrNot(unittest.TestCase):
     """`gscheck report diff` on bench reports: ten reruns of one plugin flagged zero times, the
