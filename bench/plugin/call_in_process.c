@@ -3,10 +3,13 @@
  * same problem against (docs/performance.md "gscheck's cost per call"). Not a grader: the
  * plugin runs unconfined and its answer is not looked at.
  *
- *   call_in_process PLUGIN.so ROWS WIDTH TABLE_ROWS CALLS
+ *   call_in_process PLUGIN.so ROWS WIDTH TABLE_ROWS CALLS [SETS]
  *
  * float32 params [TABLE_ROWS, WIDTH] gathered by int32 indices [ROWS, 1], uniform (seed 1); the
- * output buffer is allocated once and reused. Prints the median and minimum seconds per call. */
+ * output buffer is allocated once and reused. Prints the median and minimum seconds per call.
+ * With SETS, the calls take SETS tables in turn and indices drawn afresh before each call
+ * (outside the clock), as `gscheck bench` gives them (its default: 3 sets): without, the same
+ * rows are read every call and stay in the cache, which no bench call enjoys. */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,12 +34,17 @@ static int by_value(const void* a, const void* b) {
 }
 
 int main(int argc, char** argv) {
-  if (argc != 6) {
-    fprintf(stderr, "usage: call_in_process PLUGIN.so ROWS WIDTH TABLE_ROWS CALLS\n");
+  if (argc != 6 && argc != 7) {
+    fprintf(stderr, "usage: call_in_process PLUGIN.so ROWS WIDTH TABLE_ROWS CALLS [SETS]\n");
     return 2;
   }
   const int64_t rows = atoll(argv[2]), width = atoll(argv[3]), table = atoll(argv[4]);
   const int calls = atoi(argv[5]);
+  const int sets = argc == 7 ? atoi(argv[6]) : 0; /* 0: one table, the same indices */
+  if (argc == 7 && (sets < 1 || sets > 64)) {
+    fprintf(stderr, "call_in_process: SETS must be 1 to 64, got '%s'\n", argv[6]);
+    return 2;
+  }
   if (rows < 1 || width < 1 || table < 1 || table > 2147483647 || calls < 1) {
     fprintf(stderr, "call_in_process: ROWS, WIDTH, TABLE_ROWS and CALLS must be positive\n");
     return 2;
@@ -66,7 +74,8 @@ int main(int argc, char** argv) {
     fprintf(stderr, "call_in_process: %s exports no gscheck_plugin_v1/v2\n", argv[1]);
     return 2;
   }
-  float* params = malloc((size_t)(table * width) * sizeof(float));
+  const int tables = sets > 0 ? sets : 1;
+  float* params = malloc((size_t)(table * width * tables) * sizeof(float));
   int32_t* indices = malloc((size_t)rows * sizeof(int32_t));
   g_out_bytes = (size_t)(rows * width) * sizeof(float);
   g_out = malloc(g_out_bytes);
@@ -75,7 +84,7 @@ int main(int argc, char** argv) {
     fprintf(stderr, "call_in_process: out of memory\n");
     return 1;
   }
-  for (int64_t i = 0; i < table * width; ++i) params[i] = (float)i;
+  for (int64_t i = 0; i < table * width * tables; ++i) params[i] = (float)i;
   uint64_t x = 1;
   for (int64_t r = 0; r < rows; ++r) {
     x = x * 6364136223846793005ull + 1442695040888963407ull;
@@ -83,7 +92,7 @@ int main(int argc, char** argv) {
   }
   memset(g_out, 0x55, g_out_bytes);
   const int64_t params_dims[2] = {table, width}, indices_dims[2] = {rows, 1};
-  const gsc_tensor p = {GSC_FLOAT32, 2, params_dims, params};
+  gsc_tensor p = {GSC_FLOAT32, 2, params_dims, params};
   const gsc_tensor ix = {GSC_INT32, 2, indices_dims, indices};
   gsc_call call;
   memset(&call, 0, sizeof call);
@@ -95,6 +104,13 @@ int main(int argc, char** argv) {
   call.max_bytes = (int64_t)g_out_bytes;
   call.deadline_ns = INT64_MAX;
   for (int i = 0; i < calls; ++i) {
+    if (sets > 0) { /* the next table, fresh indices */
+      p.data = params + (size_t)(i % sets) * (size_t)(table * width);
+      for (int64_t r = 0; r < rows; ++r) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        indices[r] = (int32_t)((x >> 33) % (uint64_t)table);
+      }
+    }
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);
     const int32_t code = run(&call, &result);
