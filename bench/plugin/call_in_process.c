@@ -28,6 +28,14 @@ static void* alloc_output(void* ctx, int32_t dtype, int32_t rank, const int64_t*
   return bytes <= g_out_bytes ? g_out : NULL;
 }
 
+/* Uniform rows of [0, table) from a 64-bit LCG whose state *x carries on from call to call. */
+static void draw_indices(int32_t* indices, int64_t rows, int64_t table, uint64_t* x) {
+  for (int64_t r = 0; r < rows; ++r) {
+    *x = *x * 6364136223846793005ull + 1442695040888963407ull;
+    indices[r] = (int32_t)((*x >> 33) % (uint64_t)table);
+  }
+}
+
 static int by_value(const void* a, const void* b) {
   const double x = *(const double*)a, y = *(const double*)b;
   return (x > y) - (x < y);
@@ -86,10 +94,7 @@ int main(int argc, char** argv) {
   }
   for (int64_t i = 0; i < table * width * tables; ++i) params[i] = (float)i;
   uint64_t x = 1;
-  for (int64_t r = 0; r < rows; ++r) {
-    x = x * 6364136223846793005ull + 1442695040888963407ull;
-    indices[r] = (int32_t)((x >> 33) % (uint64_t)table);
-  }
+  draw_indices(indices, rows, table, &x);
   memset(g_out, 0x55, g_out_bytes);
   const int64_t params_dims[2] = {table, width}, indices_dims[2] = {rows, 1};
   gsc_tensor p = {GSC_FLOAT32, 2, params_dims, params};
@@ -106,10 +111,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < calls; ++i) {
     if (sets > 0) { /* the next table, fresh indices */
       p.data = params + (size_t)(i % sets) * (size_t)(table * width);
-      for (int64_t r = 0; r < rows; ++r) {
-        x = x * 6364136223846793005ull + 1442695040888963407ull;
-        indices[r] = (int32_t)((x >> 33) % (uint64_t)table);
-      }
+      draw_indices(indices, rows, table, &x);
     }
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);

@@ -375,8 +375,8 @@ def check_protections(report_path, text, problems):
         seen = dict(kv.split("=", 1) for kv in line.split("\t") if "=" in kv)
         bad = []
         if claim.startswith("pid, mount"):
-            for ns in ("pid", "mnt") + (("ipc",) if claim.startswith("pid, mount, IPC") or
-                                         claim.startswith("pid, mount and IPC") else ()):
+            ipc = claim.startswith(("pid, mount, IPC", "pid, mount and IPC"))
+            for ns in ("pid", "mnt") + (("ipc",) if ipc else ()):
                 if seen.get(f"{ns}_ns") in ("?", os.readlink(f"/proc/self/ns/{ns}")):
                     bad.append(f"the driver's {ns} namespace ({seen.get(f'{ns}_ns')})")
             if seen.get("cwd") != "/":
