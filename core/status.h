@@ -55,6 +55,11 @@ struct Error {
   /// a killed process group): such a call is not repeated, since a repeat costs a fresh worker
   /// and a crash is a failure however the repeat ends. Not part of the error's identity.
   bool lost_worker = false;
+  /// Set by gscheck's containment, never by a backend's answer: the call crashed (a signal, an
+  /// exit), hung, went over its memory cap, wrote outside its output or broke the worker's
+  /// protocol. The case is UNSAFE, which no known-failures entry turns green. Not part of the
+  /// error's identity.
+  bool unsafe = false;
   friend bool operator==(const Error& a, const Error& b) {
     return a.cls == b.cls && a.message == b.message && a.alternatives == b.alternatives;
   }

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "compare/elements.h"
+#include "compare/foreign.h"
 #include "core/case_json.h"
 #include "harness/budget.h"
 #include "harness/crash_guard.h"
@@ -75,8 +76,10 @@ Ran run_guarded(Backend& b, const Case& c, const char* who) {
   });
   if (sig) {
     ran.crashed = true;
-    ran.outcome = Error{ErrorClass::kInternal, std::string("the ") + who + " crashed with " +
-                                                   signal_text(*sig) + " in gscheck's process"};
+    Error e{ErrorClass::kInternal,
+            std::string("the ") + who + " crashed with " + signal_text(*sig) + " in gscheck's process"};
+    e.unsafe = true;
+    ran.outcome = std::move(e);
   }
   return ran;
 }
@@ -176,6 +179,42 @@ Consulted consult_reference(Backend& reference, Evidence& ev, std::optional<Outc
   return Consulted::kGraded;
 }
 
+// Why the case is UNSAFE, or "": a run that crashed, hung, went over its memory cap or wrote
+// outside its output (Error::unsafe, set by the containment or the crash guard), or an output
+// element in no input where every element is a copy (compare/foreign.h). Nothing the backend
+// answers decides this, and no known-failures entry turns it green.
+std::string unsafe_reason(const Case& c, const std::vector<Outcome>& runs) {
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const Outcome& o = runs[i];
+    const std::string run =
+        runs.size() > 1 ? "run " + std::to_string(i + 1) + " of " + std::to_string(runs.size()) +
+                              ": "
+                        : "";
+    if (!o.ok() && o.error().unsafe)
+      return run + "the backend did not answer: " + o.error().message;
+    if (!o.ok()) continue;
+    if (const auto at = compare::first_foreign_element(c, *o))
+      return run + "output element " + compare::format_index(compare::unravel(o->shape(), *at)) +
+             " = " + compare::format_element(*o, *at) +
+             " is in no input and not zero where every element is a copy: memory the backend "
+             "never wrote, read outside its inputs, or a value it made up";
+  }
+  return "";
+}
+
+// A case that is unsafe fails whatever explained its differences: an entry that would have made
+// it XFAIL is kept as what describes it (exit status 4 when every failure is described so).
+void mark_unsafe(CaseResult& r, const std::string& why) {
+  if (r.verdict == Verdict::kXfail && r.known) {
+    r.reason = "unsafe, described by known failure (" + r.known->entry + ": " + r.known->reason +
+               ", " + r.known->link + "), which cannot make it green: " + why;
+  } else {
+    r.known.reset();
+    r.reason = "unsafe: " + why;
+  }
+  r.verdict = Verdict::kUnsafe;
+}
+
 // `known-failures check`: on a case the backend got right, would the file forgive an injected
 // bug? Each entry that would is recorded as absorbing it.
 void lint_injected_bugs(const reports::KnownFailures& known, const Evidence& ev,
@@ -194,7 +233,7 @@ void lint_injected_bugs(const reports::KnownFailures& known, const Evidence& ev,
                              ev.max_output_bytes};
     const Judged jj = judge(with_fake);
     const Explanation xx = explain(known, with_fake, jj, r.name, r.file);
-    if (xx.verdict == Verdict::kXfail)
+    if (xx.verdict == Verdict::kXfail && unsafe_reason(ev.f.c, fake).empty())
       for (std::size_t i : xx.entries) lint.absorbed.emplace_back(i, kind);
   }
 }
@@ -422,6 +461,8 @@ CaseChecker::Graded CaseChecker::grade_unsaved(const CaseFile& f, const std::str
         r.reason;
   if (opts_.known_failures)
     apply_known_failures(*opts_.known_failures, opts_.lint && !step, ev, j, r);
+  if (r.verdict != Verdict::kPassed && r.verdict != Verdict::kXpass)
+    if (std::string why = unsafe_reason(c, runs); !why.empty()) mark_unsafe(r, why);
   r.checks = std::move(j.checks);
   g.signature = failure_signature(r, runs.front(), want);
   return g;

@@ -175,8 +175,9 @@ Explanation explain(const reports::KnownFailures& known, const Evidence& ev, con
 // file that would forgive one there is wider than the failures it explains.
 std::vector<std::pair<std::string, Outcome>> injected_bugs(const Evidence& ev) {
   std::vector<std::pair<std::string, Outcome>> out;
-  out.emplace_back(
-      "abort", Error{ErrorClass::kInternal, "plugin crashed with signal 6 (Aborted) [injected]"});
+  Error abort{ErrorClass::kInternal, "plugin crashed with signal 6 (Aborted) [injected]"};
+  abort.unsafe = true;  // as a real crash: UNSAFE, which no entry forgives
+  out.emplace_back("abort", std::move(abort));
   out.emplace_back("declined", Error{ErrorClass::kUnimplemented, "declined [injected]"});
   bool output = false;
   const auto cls = expected_error_class(ev, &output);

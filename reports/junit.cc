@@ -145,7 +145,8 @@ std::string suite_name(const CaseResult& c) {
 void JunitSuite::add(const CaseResult& c, bool strict) {
   ++tests;
   failures += c.verdict == Verdict::kFailed || c.verdict == Verdict::kNondeterministic ||
-              c.verdict == Verdict::kDeclined || (strict && c.verdict == Verdict::kXpass);
+              c.verdict == Verdict::kDeclined || c.verdict == Verdict::kUnsafe ||
+              (strict && c.verdict == Verdict::kXpass);
   errors += c.verdict == Verdict::kMistrusted;
   skipped += c.verdict == Verdict::kUnimplemented || c.verdict == Verdict::kSkipped ||
              c.verdict == Verdict::kXfail;
@@ -166,6 +167,7 @@ std::string junit_testcase(const CaseResult& c, const std::string& backend, bool
     case Verdict::kFailed:
     case Verdict::kNondeterministic:
     case Verdict::kDeclined:
+    case Verdict::kUnsafe:  // described by a known failure or not: a failure
       x += ">\n      <failure message=\"" + message + "\" type=\"" +
            std::string(verdict_name(c.verdict)) + "\">" + xml_escape(failure_text(c)) +
            "</failure>\n";

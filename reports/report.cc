@@ -26,9 +26,9 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::array<std::string_view, 9> kVerdictNames = {
-    "PASSED",  "FAILED", "MISTRUSTED", "UNIMPLEMENTED", "NONDETERMINISTIC",
-    "SKIPPED", "XFAIL",  "XPASS",      "DECLINED"};
+constexpr std::array<std::string_view, 10> kVerdictNames = {
+    "PASSED", "FAILED", "MISTRUSTED", "UNIMPLEMENTED", "NONDETERMINISTIC",
+    "SKIPPED", "XFAIL", "XPASS",      "DECLINED",      "UNSAFE"};
 static_assert(kVerdictNames.size() == std::size(kAllVerdicts));
 
 template <class T, class Name>
@@ -166,7 +166,7 @@ std::optional<Verdict> verdict_from_name(std::string_view name) {
 
 bool is_failure(Verdict v, bool strict) {
   return v == Verdict::kFailed || v == Verdict::kMistrusted || v == Verdict::kNondeterministic ||
-         v == Verdict::kDeclined || (strict && v == Verdict::kXpass);
+         v == Verdict::kDeclined || v == Verdict::kUnsafe || (strict && v == Verdict::kXpass);
 }
 
 std::optional<DType> data_dtype(const CaseResult& r) {
@@ -211,6 +211,7 @@ int64_t Totals::failures(bool strict) const {
 void RunTally::add(const CaseResult& c) {
   ++cases_;
   if (c.verdict == Verdict::kXfail && c.known && c.known->values_unchecked) ++values_unchecked_;
+  if (c.verdict == Verdict::kUnsafe && c.known) ++unsafe_described_;
   ++totals_.all[c.verdict];
   ++totals_.per_op[c.op ? std::string(op_name(*c.op)) : std::string()][c.verdict];
   // Sort key: parsed before unparsed, then the enums' declaration order, then the policy text.
@@ -250,8 +251,9 @@ std::string matrix_table(const Report& r) { return matrix_table(tally(r)); }
 std::string matrix_table(const RunTally& t) {
   std::string out;
   char line[256];
-  std::snprintf(line, sizeof line, "%-26s %-10s %-6s %-8s %7s %7s %10s %13s %8s %16s %7s %5s %5s\n",
-                "op", "dtype", "index", "policy", "passed", "failed", "mistrusted", "unimplemented",
+  std::snprintf(line, sizeof line,
+                "%-26s %-10s %-6s %-8s %7s %7s %6s %10s %13s %8s %16s %7s %5s %5s\n", "op", "dtype",
+                "index", "policy", "passed", "failed", "unsafe", "mistrusted", "unimplemented",
                 "declined", "nondeterministic", "skipped", "xfail", "xpass");
   out += line;
   for (const MatrixRow& m : t.matrix()) {
@@ -261,11 +263,11 @@ std::string matrix_table(const RunTally& t) {
     auto n = [&](Verdict v) { return static_cast<long long>(count_of(m.counts, v)); };
     std::snprintf(
         line, sizeof line,
-        "%-26s %-10s %-6s %-8s %7lld %7lld %10lld %13lld %8lld %16lld %7lld %5lld %5lld\n",
+        "%-26s %-10s %-6s %-8s %7lld %7lld %6lld %10lld %13lld %8lld %16lld %7lld %5lld %5lld\n",
         m.op ? std::string(op_name(*m.op)).c_str() : "(unparsed)", dt(m.dtype).c_str(),
         dt(m.index_dtype).c_str(),
         m.bad_indices_policy.empty() ? "-" : m.bad_indices_policy.c_str(), n(Verdict::kPassed),
-        n(Verdict::kFailed), n(Verdict::kMistrusted), n(Verdict::kUnimplemented),
+        n(Verdict::kFailed), n(Verdict::kUnsafe), n(Verdict::kMistrusted), n(Verdict::kUnimplemented),
         n(Verdict::kDeclined), n(Verdict::kNondeterministic), n(Verdict::kSkipped),
         n(Verdict::kXfail), n(Verdict::kXpass));
     out += line;
@@ -349,15 +351,16 @@ std::string summary_table(const RunTally& tally) {
   const Totals& t = tally.totals();
   std::string out;
   char line[192];
-  std::snprintf(line, sizeof line, "%-26s %8s %8s %10s %13s %8s %16s %8s %6s %6s\n", "op", "passed",
-                "failed", "mistrusted", "unimplemented", "declined", "nondeterministic", "skipped",
-                "xfail", "xpass");
+  std::snprintf(line, sizeof line, "%-26s %8s %8s %6s %10s %13s %8s %16s %8s %6s %6s\n", "op",
+                "passed", "failed", "unsafe", "mistrusted", "unimplemented", "declined",
+                "nondeterministic", "skipped", "xfail", "xpass");
   out += line;
   auto row = [&](const std::string& label, const std::map<Verdict, int64_t>& counts) {
     auto n = [&](Verdict v) { return static_cast<long long>(count_of(counts, v)); };
     std::snprintf(line, sizeof line,
-                  "%-26s %8lld %8lld %10lld %13lld %8lld %16lld %8lld %6lld %6lld\n", label.c_str(),
-                  n(Verdict::kPassed), n(Verdict::kFailed), n(Verdict::kMistrusted),
+                  "%-26s %8lld %8lld %6lld %10lld %13lld %8lld %16lld %8lld %6lld %6lld\n",
+                  label.c_str(), n(Verdict::kPassed), n(Verdict::kFailed), n(Verdict::kUnsafe),
+                  n(Verdict::kMistrusted),
                   n(Verdict::kUnimplemented), n(Verdict::kDeclined), n(Verdict::kNondeterministic),
                   n(Verdict::kSkipped), n(Verdict::kXfail), n(Verdict::kXpass));
     out += line;

@@ -159,7 +159,7 @@ struct Report {
 struct Totals {
   std::map<Verdict, int64_t> all;
   std::map<std::string, std::map<Verdict, int64_t>> per_op;
-  /// FAILED + MISTRUSTED + NONDETERMINISTIC + DECLINED (+ XPASS when strict).
+  /// FAILED + MISTRUSTED + NONDETERMINISTIC + DECLINED + UNSAFE (+ XPASS when strict).
   int64_t failures(bool strict = false) const;
 };
 Totals totals(const Report& r);
@@ -189,6 +189,8 @@ class RunTally {
   int64_t cases() const { return cases_; }
   /// XFAIL cases whose values no rule predicted (CaseResult::Known::values_unchecked).
   int64_t values_unchecked() const { return values_unchecked_; }
+  /// UNSAFE cases a known-failures entry describes (CaseResult::known set): still failures.
+  int64_t unsafe_described() const { return unsafe_described_; }
   const Totals& totals() const { return totals_; }
   std::vector<MatrixRow> matrix() const;
 
@@ -196,6 +198,7 @@ class RunTally {
   using Key = std::tuple<bool, int, int, int, std::string>;
   int64_t cases_ = 0;
   int64_t values_unchecked_ = 0;
+  int64_t unsafe_described_ = 0;
   Totals totals_;
   std::map<Key, MatrixRow> rows_;
 };

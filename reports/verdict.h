@@ -23,18 +23,23 @@ enum class Verdict : unsigned char {
   /// A case inside the declared contract that the backend would not run (unimplemented, or
   /// unsupported where TensorFlow computes): a failure, so no backend passes by declining.
   kDeclined,
+  /// The backend crashed, hung or was killed (the call cost it its worker, or crashed gscheck's
+  /// own process), or returned elements that are in no input and not zero where every element
+  /// must be a copy (memory it never wrote, or read outside its inputs). Always a failure: a
+  /// known-failures entry may describe it (CaseResult::known) but never turns it green.
+  kUnsafe,
 };
 inline constexpr Verdict kAllVerdicts[] = {
     Verdict::kPassed,           Verdict::kFailed,  Verdict::kMistrusted, Verdict::kUnimplemented,
     Verdict::kNondeterministic, Verdict::kSkipped, Verdict::kXfail,      Verdict::kXpass,
-    Verdict::kDeclined};
+    Verdict::kDeclined, Verdict::kUnsafe};
 /// "PASSED", "FAILED", "MISTRUSTED", "UNIMPLEMENTED", "NONDETERMINISTIC", "SKIPPED", "XFAIL",
-/// "XPASS", "DECLINED".
+/// "XPASS", "DECLINED", "UNSAFE".
 std::string_view verdict_name(Verdict v);
 /// Inverse of verdict_name; nullopt for an unknown name.
 std::optional<Verdict> verdict_from_name(std::string_view name);
-/// True for the verdicts that make a run fail (FAILED, MISTRUSTED, NONDETERMINISTIC, DECLINED;
-/// XPASS too when strict).
+/// True for the verdicts that make a run fail (FAILED, MISTRUSTED, NONDETERMINISTIC, DECLINED,
+/// UNSAFE; XPASS too when strict).
 bool is_failure(Verdict v, bool strict = false);
 
 }  // namespace gscheck::reports

@@ -86,7 +86,7 @@ rc=0
   --seed "$seed" --repeat "$repeat" --max-bytes "$max_bytes" "${jobs[@]}" "${timeout[@]}" --quiet \
   --strict --report "$out/report.json" --junit "$out/junit.xml" >"$out/run.txt" 2>&1 || rc=$?
 t1=$(date +%s.%N)
-grep -E "^(FAILED|MISTRUSTED|NONDETERMINISTIC|XPASS|DECLINED) " -A4 "$out/run.txt" | head -60 || true
+grep -E "^(FAILED|MISTRUSTED|NONDETERMINISTIC|XPASS|DECLINED|UNSAFE) " -A4 "$out/run.txt" | head -60 || true
 grep -E "^[0-9]+ cases:" "$out/run.txt" || tail -n5 "$out/run.txt"
 sed -n '/^known failures /,/^known-failures check:/p' "$out/run.txt"
 echo "torch_plugin_check: gscheck known-failures check took $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s (exit $rc)"

@@ -46,10 +46,11 @@ constexpr const char* kUsage =
     "  --lint-known-failures  also check the known-failures file itself (gscheck known-failures\n"
     "                   check): exit 1 when an entry is unused, too wide or would forgive an\n"
     "                   injected bug\n"
-    "  Exit status: 0 no case failed, 1 a case FAILED, was MISTRUSTED, NONDETERMINISTIC or\n"
-    "  DECLINED (or XPASS with --strict), 2 bad command line, 3 a report could not be written,\n"
-    "  128+N stopped by signal N (SIGINT, SIGTERM, SIGHUP); the reports are then written with\n"
-    "  what ran, marked \"interrupted\".\n";
+    "  Exit status: 0 no case failed, 1 a case FAILED, was MISTRUSTED, NONDETERMINISTIC,\n"
+    "  DECLINED or UNSAFE (or XPASS with --strict), 2 bad command line, 3 a report could not be\n"
+    "  written, 4 the only failures are UNSAFE cases (a crash, a hang, memory nobody wrote) that\n"
+    "  known-failures entries describe: never green, 128+N stopped by signal N (SIGINT, SIGTERM,\n"
+    "  SIGHUP); the reports are then written with what ran, marked \"interrupted\".\n";
 
 int usage_error(const std::string& message) {
   std::fprintf(stderr, "gscheck eval: %s\n", message.c_str());
@@ -175,7 +176,7 @@ int cmd_eval(const std::vector<std::string>& args) {
     std::fprintf(stderr, "gscheck eval: %s\n", sink.spool_error()->message.c_str());
     status = 3;
   }
-  if (lint && print_lint(*lint, known->path) && status == 0) status = 1;
+  if (lint && print_lint(*lint, known->path) && (status == 0 || status == 4)) status = 1;
   return status;
 }
 

@@ -16,7 +16,8 @@ int cmd_known_failures(const std::vector<std::string>& args) {
       "  Runs `gscheck run --known-failures FILE --lint-known-failures` and prints, per entry,\n"
       "  the cases its predicate selected, the differences it explained and the injected bugs it\n"
       "  would forgive; each problem is a KNOWN-FAILURES line. Exit status: 0 no case failed and\n"
-      "  no finding, 1 otherwise, 2 bad command line.\n";
+      "  no finding, 4 no finding and the only failures are UNSAFE cases entries describe (the\n"
+      "  file is right, the backend is not safe), 1 otherwise, 2 bad command line.\n";
   if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
     std::fputs(kUsage, stdout);
     return 0;

@@ -71,7 +71,7 @@ constexpr const char* kUsage =
     "  --repeat K       run each case K times (default 2 for plugin:PATH backends, else 1): a\n"
     "                   backend declaring itself deterministic must give bit-identical outcomes\n"
     "                   (else NONDETERMINISTIC), any other must pass on every run (else FAILED);\n"
-    "                   a run that costs the backend its worker (a crash, a timeout) is FAILED\n"
+    "                   a run that costs the backend its worker (a crash, a timeout) is UNSAFE\n"
     "                   and not repeated\n"
     "  --case-timeout S wall-clock limit per case in seconds (default 600; 0 for none): a case\n"
     "                   past it is FAILED and the run ends there, its report marked interrupted\n"
@@ -84,16 +84,18 @@ constexpr const char* kUsage =
     "  --known-failures FILE  failures the backend is known to have (JSON,\n"
     "                   reports/known_failures.schema.json): a failure whose every difference\n"
     "                   an entry explains is XFAIL (not a failure of the run), a passing case an\n"
-    "                   entry declares failing is XPASS; other differences stay FAILED\n"
+    "                   entry declares failing is XPASS; other differences stay FAILED; an\n"
+    "                   UNSAFE case an entry describes stays UNSAFE (exit 4)\n"
     "  --strict         an XPASS fails the run too\n"
     "  --lint-known-failures  also check the known-failures file itself (gscheck known-failures\n"
     "                   check): exit 1 when an entry is unused, too wide or would forgive an\n"
     "                   injected bug\n"
     "  A case inside the backend's declared contract that it declines (unimplemented, or\n"
     "  unsupported where TensorFlow computes) is DECLINED, a failure.\n"
-    "  Exit status: 0 no case failed, 1 a case FAILED, was MISTRUSTED, NONDETERMINISTIC or\n"
-    "  DECLINED (or\n"
-    "  XPASS with --strict), 2 bad command line, 3 a report could not be written, 128+N stopped\n"
+    "  Exit status: 0 no case failed, 1 a case FAILED, was MISTRUSTED, NONDETERMINISTIC,\n"
+    "  DECLINED or UNSAFE (or XPASS with --strict), 2 bad command line, 3 a report could not be\n"
+    "  written, 4 the only failures are UNSAFE cases (a crash, a hang, memory nobody wrote) that\n"
+    "  known-failures entries describe: never green, 128+N stopped\n"
     "  by signal N (SIGINT, SIGTERM, SIGHUP). The reports are written atomically; a stopped run\n"
     "  writes what ran, marked \"interrupted\"; a run that is killed leaves a report marked as\n"
     "  not finished.\n";
@@ -380,7 +382,7 @@ int cmd_run(const std::vector<std::string>& args) {
     status = 3;
   }
   print_run_line(o, files.size(), end, runner.elapsed_s());
-  if (lint && print_lint(*lint, known->path) && status == 0) status = 1;
+  if (lint && print_lint(*lint, known->path) && (status == 0 || status == 4)) status = 1;
   return status;
 }
 

@@ -26,10 +26,11 @@ DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32"
           "float16", "bfloat16", "float32", "float64", "complex64", "complex128", "string"]
 APIS = ["python", "kernel"]
 VERDICTS = ["PASSED", "FAILED", "MISTRUSTED", "UNIMPLEMENTED", "NONDETERMINISTIC", "SKIPPED",
-            "XFAIL", "XPASS", "DECLINED"]
+            "XFAIL", "XPASS", "DECLINED", "UNSAFE"]
 # (key, words, glyph), in the order a cell lists them; a cell's colour is its worst kind.
 KINDS = [("agree", "agrees", "✓"), ("rule", "differs by rule (known failure)", "≈"),
-         ("differ", "differs (unexplained)", "✗"), ("crash", "crashes or hangs", "☠"),
+         ("differ", "differs (unexplained)", "✗"),
+         ("crash", "unsafe: crashes, hangs or returns memory nobody wrote", "☠"),
          ("skipped", "skipped (over the memory budget)", "⊘"),
          ("unimpl", "unimplemented (outside the declared contract)", "○")]
 WORST_FIRST = ["crash", "differ", "rule", "agree", "skipped", "unimpl"]
@@ -229,6 +230,8 @@ def data_dtype(c):
 
 
 def is_crash(c):
+    if c["verdict"] == "UNSAFE":
+        return True
     if c["verdict"] in ("PASSED", "XPASS", "UNIMPLEMENTED", "SKIPPED"):
         return False
     return (c["outcome"] == "not finished" or c["outcome"].startswith("error internal")
@@ -243,6 +246,7 @@ def crash_class(c):
     for needle, cls in (("not finished", "timeout (--case-timeout)"), ("timed out", "timeout"),
                         ("memory cap", "out of memory"), ("exited with status", "exited"),
                         ("guard", "wrote outside its output"),
+                        ("is in no input", "memory nobody wrote"),
                         ("traceback", "Python exception"), ("desynchronised", "desynchronised")):
         if needle in text:
             return cls
@@ -685,7 +689,7 @@ JS = r"""
     var d = el('div', 'case k-' + c.kind);
     d.setAttribute('data-case', c.name);
     var t = el('div');
-    t.appendChild(el('span', 'badge', c.crash ? 'crash: ' + c.crash : c.verdict));
+    t.appendChild(el('span', 'badge', c.crash ? 'unsafe: ' + c.crash : c.verdict));
     t.appendChild(el('span', 'name', c.name));
     d.appendChild(t);
     kv(d, 'inputs', c.inputs + (c.policy ? ', bad_indices_policy ' + c.policy : ''));

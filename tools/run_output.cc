@@ -98,7 +98,8 @@ int CliSink::stop(const std::string& reason, double elapsed_s, int status) {
 
 namespace {
 
-// The tables and the totals line; the exit status the counts give (0, or 1 on a failure).
+// The tables and the totals line; the exit status the counts give: 1 on a failure, 4 when the
+// only failures are UNSAFE cases that known-failures entries describe, else 0.
 int print_totals(const reports::RunTally& tally, bool strict, bool table, bool matrix) {
   if (matrix) std::fputs(reports::matrix_table(tally).c_str(), stdout);
   if (table) std::fputs(reports::summary_table(tally).c_str(), stdout);
@@ -110,9 +111,13 @@ int print_totals(const reports::RunTally& tally, bool strict, bool table, bool m
       line += " " + std::to_string(it->second) + " " + std::string(reports::verdict_name(v));
     if (v == Verdict::kXfail && tally.values_unchecked() > 0)
       line += " (" + std::to_string(tally.values_unchecked()) + " values unchecked)";
+    if (v == Verdict::kUnsafe && tally.unsafe_described() > 0)
+      line += " (" + std::to_string(tally.unsafe_described()) + " described by known failures)";
   }
   std::printf("%s\n", line.c_str());
-  return t.failures(strict) > 0 ? 1 : 0;
+  const int64_t failures = t.failures(strict);
+  if (failures > tally.unsafe_described()) return 1;
+  return failures > 0 ? 4 : 0;
 }
 
 }  // namespace

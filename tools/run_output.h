@@ -72,8 +72,9 @@ reports::RunInfo::Sealed sealed_run_info(const harness::SealedInputs& sealed,
 /// Finish a streamed run: print the totals (and the per-op table when table is set, the capability
 /// matrix with matrix), write the reports from the stream's spools (complete unless interrupted
 /// names why not: a merged part that did not finish). Returns the exit status: 0 no failures, 1 a
-/// case FAILED, was MISTRUSTED, NONDETERMINISTIC or DECLINED (or XPASS when strict), 3 a report
-/// was not written.
+/// case FAILED, was MISTRUSTED, NONDETERMINISTIC, DECLINED or UNSAFE with no entry describing it
+/// (or XPASS when strict), 4 the only failures are UNSAFE cases known-failures entries describe,
+/// 3 a report was not written.
 int finish_stream(reports::ReportStream& stream, double elapsed_s, bool strict, bool table,
                   bool matrix, const std::string& interrupted = "");
 

@@ -241,8 +241,14 @@ Decoded read_result(const std::string& payload, const std::string& fault, int ou
   const std::string message = payload.substr(sizeof r + dims_bytes);
   const auto ending = static_cast<w::Ending>(r.ending);
   if (ending != w::Ending::kReturned) {
-    return fail(sanitize(message) + (fault.empty() ? "" : ": " + fault) + log.tail(),
-                ending == w::Ending::kFailedRestart);
+    Decoded d = fail(sanitize(message) + (fault.empty() ? "" : ": " + fault) + log.tail(),
+                     ending == w::Ending::kFailedRestart);
+    if (ending == w::Ending::kCrashed) {
+      Error e = d.outcome.error();
+      e.unsafe = true;
+      d.outcome = std::move(e);
+    }
+    return d;
   }
   if (r.code != GSC_OK) return Decoded{code_to_outcome(r.code, message), false};
   if (!r.has_output) return fail("plugin returned OK without an output", false);

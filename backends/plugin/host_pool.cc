@@ -365,6 +365,7 @@ class PluginBackend final : public Backend {
       if (!o.ok() && !wk->alive()) {
         Error e = o.error();
         e.lost_worker = true;
+        e.unsafe = true;  // a crash, a hang, the memory cap, a write outside its output
         o = std::move(e);
       }
       give_back(wk->alive() ? std::move(wk) : nullptr);

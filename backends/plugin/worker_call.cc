@@ -230,7 +230,9 @@ void serve_mapped(WorkerState& state, const unsigned char* base, uint64_t in_byt
     return fail(Ending::kFailed, "plugin returned OK although its output allocation was refused");
   if (out.allocated) {
     const std::string bad = finish_output(out, code, strings_offset, strings_bytes);
-    if (!bad.empty()) return fail(Ending::kFailed, bad);
+    // A changed guard byte is a write outside the output (finish_output's "plugin wrote ...").
+    if (!bad.empty())
+      return fail(bad.starts_with("plugin wrote ") ? Ending::kCrashed : Ending::kFailed, bad);
   }
   if (!no_children_left(state)) return;
   reply(Ending::kReturned, code, &out, strings_offset, strings_bytes, message);
@@ -340,7 +342,7 @@ void serve_call_forked(WorkerState& state, const CallFrame& frame) {
         why = "plugin's call process exited with status " + std::to_string(WEXITSTATUS(st)) +
               " during the call (exit() inside run()?)";
       }
-      fail(Ending::kFailed, why);
+      fail(Ending::kCrashed, why);
     }
   }
   ::munmap(const_cast<int*>(replied), sizeof(int));

@@ -237,8 +237,8 @@ TEST(Grading, KnownFailuresErrorClassAndNanBitsAreNarrow) {
   EXPECT_EQ(verdict_of(Error{ErrorClass::kInvalidArgument, "out of range: 7"}), Verdict::kFailed);
   EXPECT_EQ(verdict_of(Error{ErrorClass::kBadIndex, "index 7 is bad"}), Verdict::kFailed);
   EXPECT_EQ(verdict_of(Error{ErrorClass::kInternal, "out of range: 7"}), Verdict::kFailed);
-  // A NaN where the reference has 1: not a NaN's bits, a wrong value.
-  EXPECT_EQ(verdict_of(Tensor::from_values<float>(Shape{2}, {3, std::nanf("")})), Verdict::kFailed);
+  // A NaN where the reference has 1: not a NaN's bits, and in no input of a gather: UNSAFE.
+  EXPECT_EQ(verdict_of(Tensor::from_values<float>(Shape{2}, {3, std::nanf("")})), Verdict::kUnsafe);
 }
 
 // One explained element does not forgive the case: every difference needs an explanation.
@@ -343,7 +343,7 @@ TEST(Grading, InputElementForgivesOnlyValuesOfTheInputs) {
   };
   EXPECT_EQ(grade({30, 10}), Verdict::kPassed);
   EXPECT_EQ(grade({20, 10}), Verdict::kXfail);   // another row of params
-  EXPECT_EQ(grade({31, 10}), Verdict::kFailed);  // in no input
+  EXPECT_EQ(grade({31, 10}), Verdict::kUnsafe);  // in no input: never forgiven
   EXPECT_EQ(grade({0, 10}), Verdict::kFailed);   // a zero-filled row is not a params value
 }
 
@@ -371,9 +371,9 @@ TEST(Grading, ACutShortListOfDifferencesIsNotExplainedElementByElement) {
     CaseChecker checker(backend, &reference, opts);
     return checker.check_case(f, "");
   };
-  // Garbage after the listed elements: FAILED.
+  // Garbage after the listed elements: in no input, so UNSAFE.
   auto r = grade(7);
-  EXPECT_EQ(r.verdict, Verdict::kFailed) << r.reason;
+  EXPECT_EQ(r.verdict, Verdict::kUnsafe) << r.reason;
   // The same with an input element there: still FAILED (what was not listed was not seen).
   r = grade(20);
   EXPECT_EQ(r.verdict, Verdict::kFailed) << r.reason;
@@ -398,6 +398,91 @@ TEST(Grading, KnownFailuresForgiveCrashesOnlyWhereThePredicateHolds) {
   Scripted err_ref("reference", {Error{ErrorClass::kInvalidArgument, "axis out of range"}});
   CaseChecker c2(abort, &err_ref, opts);
   EXPECT_EQ(c2.check_case(bad_axis, "").verdict, Verdict::kXfail);
+}
+
+// Memory safety is never green (issue 34 item 3): a call that crashed, hung or wrote outside its
+// output (Error::unsafe, set by the containment), and an output element in no input where every
+// element is a copy, are UNSAFE. An entry that would have explained it only describes it.
+TEST(Grading, UnsafeIsNeverGreen) {
+  const auto known = parse_known(R"({"gscheck_known_failures": 2, "known": [
+    {"id": "aborts", "when": {"case": "gather/*"}, "forgives": {"crash": "signal 6"},
+     "reason": "aborts", "link": "l1"},
+    {"id": "any", "when": {"case": "gather/*"}, "forgives": {"elements": "any_value"},
+     "reason": "reads anything", "link": "l2"},
+    {"id": "computes", "when": {"expected": "bad_index"}, "forgives": {"output": true},
+     "reason": "computes where TensorFlow raises", "link": "l3"}]})");
+  Scripted reference("reference", {kOut});
+  CheckOptions opts;
+  opts.known_failures = &known;
+  Error crash{ErrorClass::kInternal, "plugin crashed with signal 6 (Aborted)"};
+  crash.unsafe = true;
+  Scripted aborts("plugin:x", {crash});
+  CaseChecker c1(aborts, &reference, opts);
+  auto r = c1.check_case(gather_case(std::nullopt), "");
+  EXPECT_EQ(r.verdict, Verdict::kUnsafe);
+  EXPECT_TRUE(reports::is_failure(r.verdict));
+  ASSERT_TRUE(r.known.has_value());  // described, kept for the report and the lint
+  EXPECT_EQ(r.known->entry, "aborts");
+  EXPECT_EQ(r.reason.rfind("unsafe, described by known failure (aborts: aborts, l1), which cannot "
+                           "make it green: the backend did not answer: plugin crashed",
+                           0),
+            0u)
+      << r.reason;
+  // Without a file: UNSAFE, nothing describes it.
+  CaseChecker c2(aborts, &reference, {});
+  r = c2.check_case(gather_case(std::nullopt), "");
+  EXPECT_EQ(r.verdict, Verdict::kUnsafe);
+  EXPECT_FALSE(r.known.has_value());
+  // The same message from the backend's own answer (no containment flag) is an error it
+  // returned, which an entry may explain.
+  Scripted says("plugin:x", {Error{ErrorClass::kInternal, "plugin crashed with signal 6"}});
+  CaseChecker c3(says, &reference, opts);
+  EXPECT_EQ(c3.check_case(gather_case(std::nullopt), "").verdict, Verdict::kXfail);
+  // A gathered 7.5 is no element of params {1, 2, 3}: UNSAFE though any_value explains it; a
+  // wrong element of params, or a zero, is only wrong (XFAIL under any_value here).
+  Scripted garbage("plugin:x", {Tensor::from_values<float>(Shape{2}, {3, 7.5f})});
+  CaseChecker c4(garbage, &reference, opts);
+  r = c4.check_case(gather_case(std::nullopt), "");
+  EXPECT_EQ(r.verdict, Verdict::kUnsafe);
+  EXPECT_NE(r.reason.find("output element [1] = 7.5 is in no input and not zero"),
+            std::string::npos)
+      << r.reason;
+  for (float v : {2.0f, 0.0f, -0.0f}) {
+    Scripted wrong("plugin:x", {Tensor::from_values<float>(Shape{2}, {3, v})});
+    CaseChecker c5(wrong, &reference, opts);
+    EXPECT_EQ(c5.check_case(gather_case(std::nullopt), "").verdict, Verdict::kXfail) << v;
+  }
+  // A NaN stands for an input's NaN (a runtime may quiet it), never for a number.
+  CaseFile with_nan = gather_case(std::nullopt);
+  with_nan.c.params = Tensor::from_values<float>(Shape{3}, {1, std::nanf("1"), 3});
+  Scripted quiet("plugin:x", {Tensor::from_values<float>(Shape{2}, {3, std::nanf("")})});
+  CaseChecker c6(quiet, &reference, opts);
+  EXPECT_EQ(c6.check_case(with_nan, "").verdict, Verdict::kXfail);
+  CaseChecker c7(quiet, &reference, opts);
+  EXPECT_EQ(c7.check_case(gather_case(std::nullopt), "").verdict, Verdict::kUnsafe);
+  // A tensor where TensorFlow raises: `output: true` accepts its values only when they are the
+  // inputs' (the bad index read outside params is memory nobody gave the backend).
+  CaseFile bad = gather_case(std::nullopt);
+  bad.c.name = "scatter/bad";  // outside the gather/* entries
+  bad.c.indices = Tensor::from_values<int32_t>(Shape{2}, {2, 9});
+  Scripted raises("reference", {Error{ErrorClass::kBadIndex, "indices[1] = 9 is not in [0, 3)"}});
+  Scripted reads("plugin:x", {Tensor::from_values<float>(Shape{2}, {3, 4.25f})});
+  CaseChecker c8(reads, &raises, opts);
+  r = c8.check_case(bad, "");
+  EXPECT_EQ(r.verdict, Verdict::kUnsafe);
+  ASSERT_TRUE(r.known.has_value());
+  EXPECT_EQ(r.known->entry, "computes");
+  Scripted copies("plugin:x", {Tensor::from_values<float>(Shape{2}, {3, 1})});
+  CaseChecker c9(copies, &raises, opts);
+  EXPECT_EQ(c9.check_case(bad, "").verdict, Verdict::kXfail);
+  // The exit status: 4 when every failure is an UNSAFE case an entry describes, else 1.
+  reports::RunTally tally;
+  reports::CaseResult described;
+  described.verdict = Verdict::kUnsafe;
+  described.known = reports::CaseResult::Known{};
+  tally.add(described);
+  EXPECT_EQ(tally.unsafe_described(), 1);
+  EXPECT_EQ(tally.totals().failures(), 1);
 }
 
 // Declining a case inside the declared contract is DECLINED (a failure), unless an entry says so.
@@ -687,22 +772,33 @@ TEST(Grading, ShippedTensorFlowFile) {
   f.c.indices = Tensor::from_values<int32_t>(Shape{2, 2, 1}, {0, 1, 0, 1});
   f.c.updates = Tensor::from_values<float>(Shape{2}, {1, 2});
   f.c.shape = Tensor::from_values<int64_t>(Shape{1}, {2});
-  Scripted abort("plugin:tf",
-                 {Error{ErrorClass::kInternal, "plugin crashed with signal 6 (Aborted)"}});
+  // TensorFlow's CHECK abort is described by the file, and UNSAFE all the same (gscheck exit 4).
+  Error aborted{ErrorClass::kInternal, "plugin crashed with signal 6 (Aborted)"};
+  aborted.unsafe = true;
+  Scripted abort("plugin:tf", {aborted});
   abort.caps_.ops = {Op::kScatterNd};
   Scripted invalid("reference", {Error{ErrorClass::kInvalidArgument,
                                        "Outer dimensions of indices and update must match. "
                                        "Indices shape: [2,2,1], updates shape:[2]"}});
   CaseChecker c1(abort, &invalid, opts);
-  EXPECT_EQ(c1.check_case(f, "").verdict, Verdict::kXfail);
-  Scripted segv("plugin:tf", {Error{ErrorClass::kInternal, "plugin crashed with signal 11"}});
+  auto r = c1.check_case(f, "");
+  EXPECT_EQ(r.verdict, Verdict::kUnsafe);
+  ASSERT_TRUE(r.known.has_value());
+  EXPECT_EQ(r.known->entry, "scatter-abort-updates-rank-below-indices");
+  Error segfault{ErrorClass::kInternal, "plugin crashed with signal 11"};
+  segfault.unsafe = true;
+  Scripted segv("plugin:tf", {segfault});
   segv.caps_.ops = {Op::kScatterNd};
   CaseChecker c2(segv, &invalid, opts);
-  EXPECT_EQ(c2.check_case(f, "").verdict, Verdict::kFailed);        // not TensorFlow's known abort
+  r = c2.check_case(f, "");
+  EXPECT_EQ(r.verdict, Verdict::kUnsafe);  // not TensorFlow's known abort: nothing describes it
+  EXPECT_FALSE(r.known.has_value());
   f.c.indices = Tensor::from_values<int32_t>(Shape{2, 1}, {0, 1});  // a valid scatter
   Scripted valid("reference", {Tensor::from_values<float>(Shape{2}, {1, 2})});
   CaseChecker c3(abort, &valid, opts);
-  EXPECT_EQ(c3.check_case(f, "").verdict, Verdict::kFailed);
+  r = c3.check_case(f, "");
+  EXPECT_EQ(r.verdict, Verdict::kUnsafe);
+  EXPECT_FALSE(r.known.has_value());
 }
 
 }  // namespace

@@ -29,7 +29,7 @@ GSCHECK = ""
 SOURCE = ""
 
 VERDICTS = ["PASSED", "FAILED", "NONDETERMINISTIC", "DECLINED", "MISTRUSTED", "UNIMPLEMENTED",
-            "SKIPPED", "XFAIL", "XPASS"]
+            "SKIPPED", "XFAIL", "XPASS", "UNSAFE"]
 
 
 def xml_char(cp):
@@ -55,7 +55,7 @@ def every_scalar_value():
 
 def element_of(verdict, strict):
     """The child element a testcase of this verdict carries (None: a plain pass)."""
-    if verdict in ("FAILED", "NONDETERMINISTIC", "DECLINED"):
+    if verdict in ("FAILED", "NONDETERMINISTIC", "DECLINED", "UNSAFE"):
         return "failure"
     if verdict == "MISTRUSTED":
         return "error"
