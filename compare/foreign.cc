@@ -45,7 +45,7 @@ bool is_zero(const T& v) {
   } else if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
     return to_float(v) == 0.0f;
   } else if constexpr (std::is_same_v<T, std::complex<float>> ||
-                     std::is_same_v<T, std::complex<double>>) {
+                       std::is_same_v<T, std::complex<double>>) {
     return v.real() == 0 && v.imag() == 0;
   } else {
     return v == T{};

@@ -76,8 +76,8 @@ Ran run_guarded(Backend& b, const Case& c, const char* who) {
   });
   if (sig) {
     ran.crashed = true;
-    Error e{ErrorClass::kInternal,
-            std::string("the ") + who + " crashed with " + signal_text(*sig) + " in gscheck's process"};
+    Error e{ErrorClass::kInternal, std::string("the ") + who + " crashed with " +
+                                       signal_text(*sig) + " in gscheck's process"};
     e.unsafe = true;
     ran.outcome = std::move(e);
   }
@@ -186,10 +186,9 @@ Consulted consult_reference(Backend& reference, Evidence& ev, std::optional<Outc
 std::string unsafe_reason(const Case& c, const std::vector<Outcome>& runs) {
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const Outcome& o = runs[i];
-    const std::string run =
-        runs.size() > 1 ? "run " + std::to_string(i + 1) + " of " + std::to_string(runs.size()) +
-                              ": "
-                        : "";
+    const std::string run = runs.size() > 1 ? "run " + std::to_string(i + 1) + " of " +
+                                                  std::to_string(runs.size()) + ": "
+                                            : "";
     if (!o.ok() && o.error().unsafe)
       return run + "the backend did not answer: " + o.error().message;
     if (!o.ok()) continue;

@@ -27,8 +27,8 @@ namespace {
 using nlohmann::json;
 
 constexpr std::array<std::string_view, 10> kVerdictNames = {
-    "PASSED", "FAILED", "MISTRUSTED", "UNIMPLEMENTED", "NONDETERMINISTIC",
-    "SKIPPED", "XFAIL", "XPASS",      "DECLINED",      "UNSAFE"};
+    "PASSED",  "FAILED", "MISTRUSTED", "UNIMPLEMENTED", "NONDETERMINISTIC",
+    "SKIPPED", "XFAIL",  "XPASS",      "DECLINED",      "UNSAFE"};
 static_assert(kVerdictNames.size() == std::size(kAllVerdicts));
 
 template <class T, class Name>
@@ -267,9 +267,9 @@ std::string matrix_table(const RunTally& t) {
         m.op ? std::string(op_name(*m.op)).c_str() : "(unparsed)", dt(m.dtype).c_str(),
         dt(m.index_dtype).c_str(),
         m.bad_indices_policy.empty() ? "-" : m.bad_indices_policy.c_str(), n(Verdict::kPassed),
-        n(Verdict::kFailed), n(Verdict::kUnsafe), n(Verdict::kMistrusted), n(Verdict::kUnimplemented),
-        n(Verdict::kDeclined), n(Verdict::kNondeterministic), n(Verdict::kSkipped),
-        n(Verdict::kXfail), n(Verdict::kXpass));
+        n(Verdict::kFailed), n(Verdict::kUnsafe), n(Verdict::kMistrusted),
+        n(Verdict::kUnimplemented), n(Verdict::kDeclined), n(Verdict::kNondeterministic),
+        n(Verdict::kSkipped), n(Verdict::kXfail), n(Verdict::kXpass));
     out += line;
   }
   return out;
@@ -360,9 +360,9 @@ std::string summary_table(const RunTally& tally) {
     std::snprintf(line, sizeof line,
                   "%-26s %8lld %8lld %6lld %10lld %13lld %8lld %16lld %8lld %6lld %6lld\n",
                   label.c_str(), n(Verdict::kPassed), n(Verdict::kFailed), n(Verdict::kUnsafe),
-                  n(Verdict::kMistrusted),
-                  n(Verdict::kUnimplemented), n(Verdict::kDeclined), n(Verdict::kNondeterministic),
-                  n(Verdict::kSkipped), n(Verdict::kXfail), n(Verdict::kXpass));
+                  n(Verdict::kMistrusted), n(Verdict::kUnimplemented), n(Verdict::kDeclined),
+                  n(Verdict::kNondeterministic), n(Verdict::kSkipped), n(Verdict::kXfail),
+                  n(Verdict::kXpass));
     out += line;
   };
   for (const auto& [op, counts] : t.per_op) row(op.empty() ? "(unparsed)" : op, counts);

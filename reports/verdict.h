@@ -32,7 +32,7 @@ enum class Verdict : unsigned char {
 inline constexpr Verdict kAllVerdicts[] = {
     Verdict::kPassed,           Verdict::kFailed,  Verdict::kMistrusted, Verdict::kUnimplemented,
     Verdict::kNondeterministic, Verdict::kSkipped, Verdict::kXfail,      Verdict::kXpass,
-    Verdict::kDeclined, Verdict::kUnsafe};
+    Verdict::kDeclined,         Verdict::kUnsafe};
 /// "PASSED", "FAILED", "MISTRUSTED", "UNIMPLEMENTED", "NONDETERMINISTIC", "SKIPPED", "XFAIL",
 /// "XPASS", "DECLINED", "UNSAFE".
 std::string_view verdict_name(Verdict v);

@@ -135,8 +135,8 @@ struct WireCall {
 
 // How a call ended, besides the plugin's code.
 enum class Ending : int32_t {
-  kReturned = 0,  // run() returned its code
-  kFailed,        // the call failed outside the plugin's code (message says how); no output
+  kReturned = 0,   // run() returned its code
+  kFailed,         // the call failed outside the plugin's code (message says how); no output
   kFailedRestart,  // as kFailed, and the worker must be replaced (its state is suspect)
   kCrashed  // the call's process died (a signal, an exit) or wrote outside its output: UNSAFE
 };

@@ -12,9 +12,11 @@
  * time, always from the worker's main thread, and finalize() once before a clean exit. After a
  * failed call (crash, abort, timeout, exit(), an escaping C++ exception, a write outside the
  * output, a child process left running) the worker's whole process group is killed and a fresh
- * worker (load, init) serves the next call; finalize() is not called then. With --isolate call,
- * every run() happens in a child forked from the worker after init(), so no state (and no
- * thread created in init) carries from one call to the next.
+ * worker (load, init) serves the next call; finalize() is not called then. Such a call, and a
+ * gather or update output holding an element that is in no input (the poison, a read out of
+ * bounds), is UNSAFE: a known-failures entry may describe it, never make it pass. With
+ * --isolate call, every run() happens in a child forked from the worker after init(), so no
+ * state (and no thread created in init) carries from one call to the next.
  *
  * THREADS. init() may start threads (thread pools, OpenMP, Eigen); they live as long as the
  * worker. Only the thread running run() may call alloc_output() and set_string(), and only

@@ -98,7 +98,10 @@ TEST(Report, VerdictNames) {
   EXPECT_FALSE(is_failure(Verdict::kSkipped));
   EXPECT_EQ(verdict_name(Verdict::kNondeterministic), "NONDETERMINISTIC");
   EXPECT_TRUE(is_failure(Verdict::kNondeterministic));
-  EXPECT_EQ(std::size(kAllVerdicts), 9u);
+  EXPECT_EQ(std::size(kAllVerdicts), 10u);
+  EXPECT_EQ(verdict_name(Verdict::kUnsafe), "UNSAFE");
+  EXPECT_TRUE(is_failure(Verdict::kUnsafe));
+  EXPECT_EQ(verdict_from_name("UNSAFE"), Verdict::kUnsafe);
   EXPECT_EQ(verdict_name(Verdict::kDeclined), "DECLINED");
   EXPECT_TRUE(is_failure(Verdict::kDeclined));
   EXPECT_EQ(verdict_name(Verdict::kXfail), "XFAIL");
@@ -182,13 +185,13 @@ TEST(Report, TotalsAndTable) {
   EXPECT_EQ(t.per_op.at("").at(Verdict::kFailed), 1);
   const std::string table = summary_table(r);
   EXPECT_NE(
-      table.find("tensor_scatter_nd_add             1        1          0             0        0"
-                 "                0        0"),
+      table.find("tensor_scatter_nd_add             1        1      0          0             0"
+                 "        0                0        0"),
       std::string::npos)
       << table;
   EXPECT_NE(
-      table.find("total                             1        2          1             1        0"
-                 "                0        0"),
+      table.find("total                             1        2      0          1             1"
+                 "        0                0        0"),
       std::string::npos)
       << table;
 }
@@ -417,7 +420,7 @@ TEST(Report, NondeterministicIsAFailureEverywhere) {
   EXPECT_EQ(t.all.at(Verdict::kNondeterministic), 1);
   EXPECT_EQ(t.failures(), 4);
   const std::string table = summary_table(r);
-  EXPECT_NE(table.find("tensor_scatter_nd_add             1        1          0             0"
+  EXPECT_NE(table.find("tensor_scatter_nd_add             1        1      0          0             0"
                        "        0                1        0"),
             std::string::npos)
       << table;
@@ -484,12 +487,14 @@ TEST(Report, CapabilityMatrix) {
 
   const std::string table = matrix_table(r);
   EXPECT_EQ(table.rfind("op                         dtype      index  policy    passed  failed "
-                        "mistrusted unimplemented declined nondeterministic skipped xfail xpass\n",
+                        "unsafe mistrusted unimplemented declined nondeterministic skipped xfail "
+                        "xpass\n",
                         0),
             0u)
       << table;
   EXPECT_NE(table.find("tensor_scatter_nd_add      float32    int64  IGNORE         0       0"
-                       "          0             0        0                1       0     0     0\n"),
+                       "      0          0             0        0                1       0     0     "
+                       "0\n"),
             std::string::npos)
       << table;
   EXPECT_NE(table.find("(unparsed)                 -          -      -              0       1"),
@@ -511,7 +516,8 @@ TEST(Report, CapabilityMatrix) {
                                     {"SKIPPED", 0},
                                     {"XFAIL", 0},
                                     {"XPASS", 0},
-                                    {"DECLINED", 0}}}}));
+                                    {"DECLINED", 0},
+                                    {"UNSAFE", 0}}}}));
   EXPECT_EQ(j["matrix"][4]["bad_indices_policy"], "other");
   EXPECT_TRUE(j["matrix"][6]["op"].is_null());
   EXPECT_TRUE(j["matrix"][6]["dtype"].is_null());

@@ -47,7 +47,8 @@ CLOSED = r"closed|descriptor|without answering"
 KILLED = r"signal 9|SIGKILL|Killed|killed|parent"
 MEMORY = r"memory|signal 9|Killed|budget|signal 25|SIGXFSZ|File size limit"
 SYSCALL = r"SIGSYS|Bad system call|signal 31|seccomp|not permitted|refused"
-WRONG = r"differ|mismatch|expected|wrong"
+# A made-up value in a gather is in no input: UNSAFE, with the value in its reason.
+WRONG = r"differ|mismatch|expected|wrong|in no input"
 # A reason about an earlier call, never the right blame for this one.
 MISATTRIBUTED = r"gone before the call"
 
@@ -55,6 +56,8 @@ SMALL_BUDGET = ["--max-bytes", "1048576"]
 
 # Per mode:
 #   fails: the triggered cases fail with a reason matching this regex (None: no case fails);
+#   verdict: theirs (default UNSAFE: a crash, a hang, a write outside the output, a broken
+#     protocol or an output made up; FAILED for a wrong answer the backend gave);
 #   refusable: a triggered case may pass instead when the plugin's attempt was refused (it noted
 #     "refused" and never "acted");
 #   never_acts: the plugin's attempt must never succeed, whatever the verdicts ("acted" fails);
@@ -116,7 +119,7 @@ EXPECT = {
                                isolate=("worker", "call")),
     # An error message that is not UTF-8 (0xff, a surrogate, a cut sequence): the reason shows
     # the bytes escaped, the JSON report and JUnit file are written and valid.
-    "non_utf8_message": dict(fails=r"bad index \\xff\\xfe\\xed\\xa0\\x80 \\xc3",
+    "non_utf8_message": dict(verdict="FAILED", fails=r"bad index \\xff\\xfe\\xed\\xa0\\x80 \\xc3",
                              isolate=("worker", "call")),
     # Writes through gscheck's working directory, to /tmp, the worker executable and its
     # folder, the report and its folder, sysctls, cgroup files, /dev/tty, a device node: all
@@ -133,7 +136,8 @@ EXPECT = {
                          must_try=True, isolate=("worker", "call")),
     # Answers resource_exhausted ("out of memory") on the triggered cases, which are far
     # inside --max-bytes: only gscheck decides a case is over budget, so they fail, not skip.
-    "budget_lie": dict(fails=r"answered resource_exhausted for a case gscheck ran within "
+    "budget_lie": dict(verdict="FAILED",
+                       fails=r"answered resource_exhausted for a case gscheck ran within "
                        r"--max-bytes", isolate=("worker", "call")),
     # What uid 0 reaches with no capability on a read-only root, each set up (harmless) by this
     # driver: a root-only unix socket and an abstract one (connect), a device node (opened for
@@ -323,9 +327,10 @@ def check_report(report_path, junit_path, stdout_text, problems):
         root = ET.parse(junit_path).getroot()
         suites = [root] if root.tag == "testsuite" else list(root.iter("testsuite"))
         failed = sum(int(s.get("failures", 0)) + int(s.get("errors", 0)) for s in suites)
-        if failed != printed.get("FAILED", 0):
+        printed_failed = printed.get("FAILED", 0) + printed.get("UNSAFE", 0)
+        if failed != printed_failed:
             problems.append(f"JUnit has {failed} failures, gscheck printed "
-                            f"{printed.get('FAILED', 0)} FAILED")
+                            f"{printed_failed} FAILED or UNSAFE")
     except (OSError, ET.ParseError) as e:
         problems.append(f"JUnit file is not valid XML: {e}")
     return {c.get("name"): c for c in report.get("cases", [])}
@@ -348,10 +353,11 @@ def check_cases(by_name, names, spec, acted, refused, problems):
             if not (spec.get("refusable") and refused and not acted):
                 problems.append(f"triggered case passed (its misbehaviour went undetected): "
                                 f"{short}")
-        elif verdict != "FAILED" or not re.search(spec["fails"], reason) or re.search(
-                MISATTRIBUTED, reason):
-            problems.append(f"triggered case has the wrong verdict or class "
-                            f"(want FAILED matching /{spec['fails']}/): {short}")
+        elif verdict != spec.get("verdict", "UNSAFE") or not re.search(
+                spec["fails"], reason) or re.search(MISATTRIBUTED, reason):
+            problems.append(f"triggered case has the wrong verdict or class (want "
+                            f"{spec.get('verdict', 'UNSAFE')} matching /{spec['fails']}/): "
+                            f"{short}")
 
 
 def check_protections(report_path, text, problems):

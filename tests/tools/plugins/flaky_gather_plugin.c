@@ -1,6 +1,6 @@
 /* A test plugin whose answers change between runs: tf.gather of a float32 vector by int32
- * indices (axis 0, tf-cpu), correct on odd-numbered calls and off by one in element 0 on
- * even-numbered ones. The call count lives in the file named by GSCHECK_FLAKY_COUNTER, since
+ * indices (axis 0, tf-cpu), correct on odd-numbered calls and zeroed in element 0 (or its zero's
+ * sign flipped) on even-numbered ones. The call count lives in the file named by GSCHECK_FLAKY_COUNTER, since
  * each call may run in a fresh worker process. GSCHECK_FLAKY_DETERMINISTIC=1 makes it declare
  * itself deterministic (the contract it then breaks). Used by tests/tools/cli_test.py. */
 #include <stdio.h>
@@ -52,7 +52,9 @@ static int32_t run(const gsc_call* call, gsc_result* result) {
   if (!out) return fail(result, GSC_RESOURCE_EXHAUSTED, "output refused by gscheck");
   const float* p = (const float*)params->data;
   for (int64_t i = 0; i < indices->dims[0]; ++i) out[i] = p[idx[i]];
-  if (n % 2 == 1 && indices->dims[0] > 0) out[0] += 1.0f;
+  /* A zero where it read a value (a race reading a row not yet written), or the other zero: a
+   * wrong answer that varies, never a value in no input (that would be UNSAFE, not flaky). */
+  if (n % 2 == 1 && indices->dims[0] > 0) out[0] = out[0] == 0.0f ? -out[0] : 0.0f;
   return GSC_OK;
 }
 
