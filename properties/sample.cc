@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <exception>
 #include <limits>
 #include <random>
@@ -31,6 +32,7 @@ struct Sampler::State {
   bool both;         // Python and kernel-level cases: a quarter are made kernel-level
   bool kernel_only;  // every case kernel-level
   double boundary_fraction;
+  double large_fraction;
 };
 
 namespace {
@@ -137,6 +139,82 @@ bool boundary_case(uint64_t seed, int64_t position, Op op, double boundary_fract
          static_cast<double>(boundary_hash(seed, position) >> 11) * 0x1.0p-53 < boundary_fraction;
 }
 
+namespace {
+uint64_t large_hash(uint64_t seed, int64_t position) {
+  return mix(mix(seed ^ 0x1a46e0c5u) + static_cast<uint64_t>(position));
+}
+}  // namespace
+
+bool large_case(uint64_t seed, int64_t position, double large_fraction) {
+  return static_cast<double>(large_hash(seed, position) >> 11) * 0x1.0p-53 < large_fraction;
+}
+
+bool make_large(Case& c, uint64_t salt) {
+  const std::optional<Tensor>& data = c.op == Op::kGather || c.op == Op::kGatherNd ? c.params
+                                      : c.op == Op::kScatterNd                     ? c.updates
+                                                                                   : c.tensor;
+  if (!data || !c.indices) return false;
+  const DType dt = data->dtype(), it = c.indices->dtype();
+  const std::vector<DType> takes = op_dtypes(c.op);
+  if (std::find(takes.begin(), takes.end(), dt) == takes.end() ||
+      (it != DType::kInt32 && it != DType::kInt64))
+    return false;
+  std::mt19937_64 rng(salt);
+  auto uniform = [&](int64_t lo, int64_t hi) {  // [lo, hi]
+    return lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(hi - lo + 1));
+  };
+  const double u = static_cast<double>(rng() >> 11) * 0x1.0p-53;
+  int64_t elements = static_cast<int64_t>(std::pow(10.0, 4.0 + 2.0 * u));
+  const int64_t width = dt == DType::kString ? 8 : static_cast<int64_t>(dtype_size(dt));
+  elements = std::min<int64_t>(elements, (int64_t{8} << 20) / width);
+  if (dt == DType::kString) elements = std::min<int64_t>(elements, 20000);
+  static constexpr int64_t kSlices[] = {1, 2, 3, 7, 16, 64};
+  const int64_t slice = kSlices[rng() % std::size(kSlices)];
+  const int64_t rows = std::max<int64_t>(1, elements / slice);  // index rows or output rows
+  auto index_tensor = [&](Shape shape, const std::vector<int64_t>& bound) {
+    std::vector<int64_t> v(static_cast<std::size_t>(shape.num_elements().value_or(0)));
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = uniform(0, bound[i % bound.size()] - 1);
+    if (it == DType::kInt64) return Tensor::from_values<int64_t>(std::move(shape), v);
+    return Tensor::from_values<int32_t>(std::move(shape),
+                                        std::vector<int32_t>(v.begin(), v.end()));
+  };
+  const auto base = static_cast<int64_t>(rng() % 1000);
+  c.batch_dims = 0;
+  switch (c.op) {
+    case Op::kGather: {
+      const int64_t n = uniform(2, 4096);
+      c.params = self_describing(dt, Shape{n, slice}, base, rng(), Specials::kAll);
+      c.indices = index_tensor(Shape{rows}, {n});
+      c.axis = Tensor::from_values<int32_t>(Shape{}, {0});
+      break;
+    }
+    case Op::kGatherNd: {
+      const int64_t a = uniform(1, 64), b = uniform(1, 64);
+      c.params = self_describing(dt, Shape{a, b, slice}, base, rng(), Specials::kAll);
+      c.indices = index_tensor(Shape{rows, 2}, {a, b});
+      break;
+    }
+    default: {  // the scatters: an output [rows, slice] written by n index rows
+      const Specials specials = c.op == Op::kTensorScatterUpdate ? Specials::kAll
+                                : c.op == Op::kTensorScatterMin || c.op == Op::kTensorScatterMax
+                                    ? Specials::kNoSignedZero
+                                    : Specials::kArithmeticSafe;
+      const int64_t n = uniform(1, rows);
+      c.indices = index_tensor(Shape{n, 1}, {rows});
+      c.updates = self_describing(dt, Shape{n, slice}, base + 7, rng(), specials);
+      if (c.op == Op::kScatterNd) {
+        c.shape = it == DType::kInt64 ? Tensor::from_values<int64_t>(Shape{2}, {rows, slice})
+                                      : Tensor::from_values<int32_t>(
+                                            Shape{2}, {static_cast<int32_t>(rows),
+                                                       static_cast<int32_t>(slice)});
+      } else {
+        c.tensor = self_describing(dt, Shape{rows, slice}, base, rng(), specials);
+      }
+    }
+  }
+  return true;
+}
+
 bool takes_boundary_values(Op op) {
   return op == Op::kScatterNd || op == Op::kTensorScatterAdd || op == Op::kTensorScatterSub ||
          op == Op::kTensorScatterMin || op == Op::kTensorScatterMax;
@@ -160,7 +238,8 @@ Sampler::Sampler(const SampleOptions& opts)
           opts.seed, opts.size < 0 ? 0 : opts.size,
           mixed_cases(constraints_of(opts), opts.invalid_fraction), rc::Random(opts.seed),
           wants(opts, Api::kPython) && wants(opts, Api::kKernel),
-          !wants(opts, Api::kPython) && wants(opts, Api::kKernel), opts.boundary_fraction}) {}
+          !wants(opts, Api::kPython) && wants(opts, Api::kKernel), opts.boundary_fraction,
+          opts.large_fraction}) {}
 
 Sampler::~Sampler() = default;
 
@@ -181,6 +260,11 @@ std::optional<Case> Sampler::next() {
       Case c = s.gen(case_random, s.size).value();
       c.name = "sweep/" + std::to_string(s.seed) + "/" + std::to_string(i) + "/" +
                std::string(op_name(c.op));
+      // Large tensors from (seed, i) alone, as the boundary values: other positions keep their
+      // cases whatever the share.
+      if (large_case(s.seed, i, s.large_fraction) &&
+          make_large(c, mix(large_hash(s.seed, i) ^ 3)))
+        c.name += "/large";
       // Boundary values from (seed, i) alone, like the API level: the RapidCheck stream, and so
       // every case's shapes, indices and attributes, is the one a fraction of 0 gives.
       if (boundary_case(s.seed, i, c.op, s.boundary_fraction)) {

@@ -19,6 +19,12 @@ inline constexpr double kDefaultBoundaryFraction = 0.5;
 /// today's draws; properties.differential draws them (1/32), the golden corpus holds them.
 inline constexpr double kLimitFraction = 0.0;
 
+/// The share of sweep positions drawn as large cases (10,000 to 1,000,000 output elements, at
+/// most 8 MiB): a one-element error in a large output, and the paths a kernel takes only at size
+/// (grid-stride loops, vector tails, many blocks), show in a default run. 1/64: a 200-case
+/// runtime sweep draws about 3, a 2,000-case one about 31.
+inline constexpr double kDefaultLargeFraction = 1.0 / 64;
+
 /// What to sample.
 struct SampleOptions {
   uint64_t seed = 1;                 ///< same seed, same cases (on the same build)
@@ -37,7 +43,21 @@ struct SampleOptions {
   /// self-describing data never reaches them. Drawn apart from the RapidCheck stream, so 0 gives
   /// the generator's cases unchanged and any fraction leaves shapes, indices and attributes alone.
   double boundary_fraction = kDefaultBoundaryFraction;
+  /// In that share of the positions (drawn from the seed and position alone) the case keeps its
+  /// op, dtypes, index dtype, semantics, API level and policy but gets large tensors (make_large).
+  double large_fraction = kDefaultLargeFraction;
 };
+
+/// Whether sweep position `position` of `seed` is drawn large.
+bool large_case(uint64_t seed, int64_t position, double large_fraction);
+
+/// Replaces c's tensors by large ones drawn from salt: gather params [R, C] by a vector of R-range
+/// indices, gather_nd params [A, B, C] by [N, 2] rows, scatters a tensor (or shape) [R, C] by
+/// [N, 1] rows with updates [N, C]; the output has 10,000 to 1,000,000 elements (20,000 for
+/// strings), at most 8 MiB; indices in range, duplicates as uniform draws give them; data
+/// self-describing (specials as the op allows). False, c unchanged, where its dtypes are not
+/// ones the op takes or its indices are not int32 or int64 (an invalid case stays invalid).
+bool make_large(Case& c, uint64_t salt);
 
 /// The ops whose element values are compared or added (scatter_nd, tensor_scatter_nd_add, _sub,
 /// _min, _max): where orderings through a wider or signed type, NaN handling and rounding go

@@ -337,6 +337,26 @@ class MergeKeepsGradingTest(Base):
         self.assertTrue(all(c["known_failure"]["reason"].startswith("release 2") for c in marked))
         self.assertEqual(int(ET.parse(self.path("m.xml")).getroot().get("failures")), 0)
 
+        # An UNSAFE case an entry describes fails the merged run with exit 4 (its only kind of
+        # failure), never 0; one nothing describes, with exit 1.
+        for described, want in ((True, 4), (False, 1)):
+            copies = []
+            for part in parts:
+                with open(part) as f:
+                    copies.append(json.load(f))
+            first = next(c for r in copies for c in r["cases"] if c["verdict"] == "XFAIL")
+            first["verdict"] = "UNSAFE"
+            if not described:
+                del first["known_failure"]
+            for k, r in enumerate(copies):
+                with open(self.path(f"u{k}.json"), "w") as f:
+                    json.dump(r, f)
+            rc, out, err = self.gscheck("report", "merge", self.path("u0.json"),
+                                        self.path("u1.json"), "-o", self.path("u.json"))
+            self.assertEqual(rc, want, out + err)
+            self.assertIn("1 UNSAFE", out)
+            self.assertEqual("(1 described by known failures)" in out, described, out)
+
         # Another known-failures file grades other verdicts: not shards of one run.
         other = self.path("other.json")
         with open(other, "w") as f:
