@@ -56,6 +56,9 @@ struct Options {
   /// How scatter rows are decoded besides the case's semantics: grading against the reference
   /// under a known failure's rule (harness/explain.cc).
   RowRule rows;
+  /// Colliding scatter rows in any order even under tf-cpu (a known failure's
+  /// duplicates=any_order rule); the other semantics admit every order anyway.
+  bool any_order = false;
 };
 
 /// Compare a backend's outcome with the reference's outcome for the same case, by the op's rule:

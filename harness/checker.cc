@@ -232,8 +232,39 @@ void lint_injected_bugs(const reports::KnownFailures& known, const Evidence& ev,
                              ev.max_output_bytes};
     const Judged jj = judge(with_fake);
     const Explanation xx = explain(known, with_fake, jj, r.name, r.file);
-    if (xx.verdict == Verdict::kXfail && unsafe_reason(ev.f.c, fake).empty())
-      for (std::size_t i : xx.entries) lint.absorbed.emplace_back(i, kind);
+    if (xx.verdict != Verdict::kXfail || !unsafe_reason(ev.f.c, fake).empty()) continue;
+    // A rule accepts only its own answer (bit for bit, or within its bounds: any order of a
+    // sum admits a NaN where opposite overflows meet): that is a prediction, not a forgiveness.
+    for (std::size_t i : xx.entries)
+      if (known.entries[i].forgives != reports::Forgive::kFollows)
+        lint.absorbed.emplace_back(i, kind);
+  }
+}
+
+// `known-failures check` on a case entries explained: would they explain another tensor too (a
+// wrong row, an untouched element changed)? Entries that accept values gscheck cannot predict
+// (values unchecked) do by design and are counted apart; any other that does is recorded.
+void lint_injected_on_explained(const reports::KnownFailures& known, const Evidence& ev,
+                                const CaseResult& r, reports::CaseResult::KnownLint& lint) {
+  for (auto& [kind, bad] : injected_bugs_on_explained(ev)) {
+    std::vector<Outcome> fake;
+    fake.push_back(std::move(bad));
+    const Evidence with_fake{ev.f,
+                             ev.graded,
+                             ev.want,
+                             fake,
+                             ev.deterministic,
+                             ev.opts,
+                             ev.mistrust,
+                             ev.reference_refused,
+                             ev.max_output_bytes};
+    const Judged jj = judge(with_fake);
+    const Explanation xx = explain(known, with_fake, jj, r.name, r.file);
+    if (xx.verdict != Verdict::kXfail || !unsafe_reason(ev.f.c, fake).empty()) continue;
+    for (std::size_t i : xx.entries)
+      if (!reports::values_unchecked(known.entries[i]) &&
+          known.entries[i].forgives != reports::Forgive::kFollows)
+        lint.absorbed.emplace_back(i, kind);
   }
 }
 
@@ -264,6 +295,7 @@ void apply_known_failures(const reports::KnownFailures& known, bool lint, const 
   }
   if (!lint) return;
   if (j.verdict == Verdict::kPassed) lint_injected_bugs(known, ev, r, x.lint);
+  if (x.verdict == Verdict::kXfail) lint_injected_on_explained(known, ev, r, x.lint);
   r.lint = std::move(x.lint);
 }
 

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
+#include <cstring>
 #include <optional>
 #include <type_traits>
 
+#include "compare/scatter_rows.h"
 #include "core/backend.h"
 #include "reference/reference.h"
 
@@ -33,6 +36,7 @@ reference::Departure followed_rule(const reports::KnownFailures& known,
     }
     d.wrap_negative = d.wrap_negative || e.follows.wrap_negative;
     d.flush_denormals = d.flush_denormals || e.follows.flush_denormals;
+    d.any_order_duplicates = d.any_order_duplicates || e.follows.any_order_duplicates;
     if (e.follows.int64_low_32_bits && !d.int64_low_32_bits) {
       d.int64_low_32_bits = true;
       d.cut_after_wrap = e.follows.cut_after_wrap;
@@ -91,7 +95,10 @@ Explanation explain(const reports::KnownFailures& known, const Evidence& ev, con
     if (!over_budget) {
       compare::Options opts = ev.opts;
       opts.rows = row_rule(rule);
-      Evidence under{ev.f, nullptr, &*predicted,        ev.runs, ev.deterministic, opts,
+      opts.any_order = rule.any_order_duplicates;
+      // Another order each run: repeats may differ, and each must be within the bounds.
+      const bool deterministic = ev.deterministic && !rule.any_order_duplicates;
+      Evidence under{ev.f, nullptr, &*predicted,        ev.runs, deterministic, opts,
                      "",   "",      ev.max_output_bytes};
       j_rule = judge(under);
     }
@@ -212,6 +219,79 @@ std::vector<std::pair<std::string, Outcome>> injected_bugs(const Evidence& ev) {
       }
     });
     out.emplace_back("wrong value", std::move(wrong));
+  }
+  return out;
+}
+
+namespace {
+
+// A non-NaN element of the case's inputs of got's dtype whose bits differ from got's element at
+// flat and from the expected one (want, when it is a tensor like got), or nullopt.
+std::optional<std::vector<std::byte>> other_input_element(const Case& c, const Tensor& got,
+                                                          const Outcome* want, int64_t flat) {
+  const std::size_t size = dtype_size(got.dtype());
+  const std::byte* at = got.data() + flat * static_cast<int64_t>(size);
+  const std::byte* expected =
+      want && want->ok() && (*want)->dtype() == got.dtype() &&
+              (*want)->num_elements() == got.num_elements()
+          ? (*want)->data() + flat * static_cast<int64_t>(size)
+          : nullptr;
+  for (const std::optional<Tensor>* in : {&c.params, &c.tensor, &c.updates}) {
+    if (!*in || (*in)->dtype() != got.dtype()) continue;
+    const Tensor& t = **in;
+    for (int64_t i = 0; i < t.num_elements(); ++i) {
+      const std::byte* e = t.data() + i * static_cast<int64_t>(size);
+      if (std::memcmp(e, at, size) == 0 || (expected && std::memcmp(e, expected, size) == 0))
+        continue;
+      const bool nan = visit_dtype(t.dtype(), [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
+          return std::isnan(to_float(t.template data_as<T>()[i]));
+        } else if constexpr (std::is_floating_point_v<T>) {
+          return std::isnan(t.template data_as<T>()[i]);
+        } else if constexpr (std::is_same_v<T, std::complex<float>> ||
+                             std::is_same_v<T, std::complex<double>>) {
+          const T v = t.template data_as<T>()[i];
+          return std::isnan(v.real()) || std::isnan(v.imag());
+        } else {
+          return false;
+        }
+      });
+      if (!nan) return std::vector<std::byte>(e, e + size);
+    }
+  }
+  return std::nullopt;
+}
+
+Tensor with_element(const Tensor& got, int64_t flat, const std::vector<std::byte>& bits) {
+  Tensor out = got;
+  std::memcpy(out.data() + flat * static_cast<int64_t>(bits.size()), bits.data(), bits.size());
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, Outcome>> injected_bugs_on_explained(const Evidence& ev) {
+  std::vector<std::pair<std::string, Outcome>> out;
+  const Outcome& got = ev.runs.front();
+  if (!got.ok() || got->num_elements() == 0 || got->dtype() == DType::kString) return out;
+  const Case& c = ev.f.c;
+  if (auto bits = other_input_element(c, *got, ev.want, 0))
+    out.emplace_back("wrong row where it explains", with_element(*got, 0, *bits));
+  if (c.op == Op::kGather || c.op == Op::kGatherNd) return out;
+  const auto rows = compare::decode_scatter_rows(c, got->shape());
+  if (!rows || rows->slice_size <= 0) return out;
+  std::vector<bool> touched(static_cast<std::size_t>(got->num_elements() / rows->slice_size));
+  for (const auto& [slice, row] : rows->by_slice)
+    if (slice >= 0 && static_cast<std::size_t>(slice) < touched.size())
+      touched[static_cast<std::size_t>(slice)] = true;
+  for (std::size_t s = 0; s < touched.size(); ++s) {
+    if (touched[s]) continue;
+    const auto flat = static_cast<int64_t>(s) * rows->slice_size;
+    if (auto bits = other_input_element(c, *got, ev.want, flat))
+      out.emplace_back("untouched element changed where it explains",
+                       with_element(*got, flat, *bits));
+    break;
   }
   return out;
 }

@@ -31,4 +31,11 @@ Explanation explain(const reports::KnownFailures& known, const Evidence& ev, con
 /// would forgive one there is wider than the failures it explains.
 std::vector<std::pair<std::string, Outcome>> injected_bugs(const Evidence& ev);
 
+/// The injected bugs `known-failures check` tries on a case entries explained (the backend's
+/// tensor, as it answered): element 0 replaced by another input element ("wrong row where it
+/// explains"), and for a scatter an element no in-range row addresses so replaced ("untouched
+/// element changed where it explains"). An entry that explains one of them accepts values it
+/// cannot predict; NaNs are never the replacement (a NaN rule may rightly accept another NaN).
+std::vector<std::pair<std::string, Outcome>> injected_bugs_on_explained(const Evidence& ev);
+
 }  // namespace gscheck::harness

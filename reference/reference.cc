@@ -25,6 +25,7 @@ std::string Departure::describe() const {
   if (flush_denormals) add("arithmetic=flush_denormals");
   if (int64_low_32_bits)
     add(cut_after_wrap ? "int64_indices=low_32_bits_after_wrap" : "int64_indices=low_32_bits");
+  if (any_order_duplicates) add("duplicates=any_order");
   return s;
 }
 

@@ -35,13 +35,18 @@ struct Departure {
   /// wrapped indices with astype: INT64_MIN + dim is cut, not INT64_MIN).
   bool int64_low_32_bits = false;
   bool cut_after_wrap = false;
+  /// Rows colliding on a scatter's element are applied in some order, not row order: the
+  /// reference computes row order as ever, and the comparison admits every order (within the
+  /// summation bound for add and sub, any colliding row for update, min/max of the set), and
+  /// repeats that differ, each within it (PyTorch's parallel accumulate on large inputs).
+  bool any_order_duplicates = false;
 
   bool any() const {
     return bad_index != BadIndex::kSemantics || wrap_negative || flush_denormals ||
-           int64_low_32_bits;
+           int64_low_32_bits || any_order_duplicates;
   }
   /// "bad_index=clamp, negative_indices=wrap, arithmetic=flush_denormals,
-  /// int64_indices=low_32_bits" ("" for none).
+  /// int64_indices=low_32_bits, duplicates=any_order" ("" for none).
   std::string describe() const;
 };
 

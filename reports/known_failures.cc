@@ -595,10 +595,11 @@ Status read_when(const Fields& w, KnownFailure& k) {
 }
 
 // "follows": {"bad_index": "raise" | "zero_fill" | "clamp", "negative_indices": "wrap",
-// "arithmetic": "flush_denormals", "int64_indices": "low_32_bits" | "low_32_bits_after_wrap"}:
-// at least one part.
+// "arithmetic": "flush_denormals", "int64_indices": "low_32_bits" | "low_32_bits_after_wrap",
+// "duplicates": "any_order"}: at least one part.
 Status read_follows(const Fields& f, KnownFailure& k) {
-  GSCHECK_TRY(f.only({"bad_index", "negative_indices", "arithmetic", "int64_indices"}));
+  GSCHECK_TRY(
+      f.only({"bad_index", "negative_indices", "arithmetic", "int64_indices", "duplicates"}));
   reference::Departure& d = k.follows;
   if (f.has("bad_index")) {
     std::string v;
@@ -639,9 +640,16 @@ Status read_follows(const Fields& f, KnownFailure& k) {
     d.int64_low_32_bits = true;
     d.cut_after_wrap = v == "low_32_bits_after_wrap";
   }
+  if (f.has("duplicates")) {
+    std::string v;
+    GSCHECK_TAKE(v, f.text("duplicates"));
+    if (v != "any_order")
+      return f.error("duplicates", "unknown rule " + excerpt(v, 40) + " (expected any_order)");
+    d.any_order_duplicates = true;
+  }
   if (!d.any())
-    return f.error("",
-                   "name at least one of bad_index, negative_indices, arithmetic, int64_indices");
+    return f.error("", "name at least one of bad_index, negative_indices, arithmetic, "
+                       "int64_indices, duplicates");
   return {};
 }
 

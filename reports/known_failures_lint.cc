@@ -75,7 +75,7 @@ std::vector<std::string> KnownFailuresLint::findings() const {
                     "e.g. " + u.xpass_example);
     for (const auto& [kind, n] : u.absorbed)
       out.push_back(who + "would forgive an injected " + kind + " on " + std::to_string(n) +
-                    " cases the backend got right, e.g. " + u.absorbed_example);
+                    " case(s), e.g. " + u.absorbed_example);
   }
   for (const auto& [pair, n] : overlaps_)
     out.push_back("entries " + known_.entries[pair.first].id + " and " +

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Grade PyTorch through the PyTorch plugin (plugins/pytorch): `gscheck known-failures check` (a
-# `gscheck run` on the golden corpus, the regressions and a seeded sweep, with PyTorch's known
+# `gscheck run` on the golden corpus, the regressions, plugins/pytorch/cases and a seeded sweep, with PyTorch's known
 # differences from TensorFlow, plugins/pytorch/torch_known_failures.json, and --strict, plus the
 # lint of that file). Passes when no case FAILED (or was DECLINED, NONDETERMINISTIC, MISTRUSTED,
 # XPASS) and the lint finds nothing: every entry explains a difference this run shows, and none
@@ -84,7 +84,9 @@ rc=0
 # injected bugs on the cases PyTorch gets right.
 "$gscheck" known-failures check "$known" --backend "plugin:$plugin" --sweep "$sweep" \
   --seed "$seed" --repeat "$repeat" --max-bytes "$max_bytes" "${jobs[@]}" "${timeout[@]}" --quiet \
-  --strict --report "$out/report.json" --junit "$out/junit.xml" >"$out/run.txt" 2>&1 || rc=$?
+  --strict --report "$out/report.json" --junit "$out/junit.xml" \
+  "$root/corpus/golden" "$root/corpus/regressions" "$root/plugins/pytorch/cases" \
+  >"$out/run.txt" 2>&1 || rc=$?
 t1=$(date +%s.%N)
 grep -E "^(FAILED|MISTRUSTED|NONDETERMINISTIC|XPASS|DECLINED|UNSAFE) " -A4 "$out/run.txt" | head -60 || true
 grep -E "^[0-9]+ cases:" "$out/run.txt" || tail -n5 "$out/run.txt"

@@ -763,7 +763,7 @@ TEST(Grading, ShippedTensorFlowFile) {
   auto k = reports::load_known_failures(GSCHECK_SOURCE_DIR
                                         "/plugins/tensorflow/tf_2_21_known_failures.json");
   ASSERT_TRUE(k.ok()) << k.error().message;
-  EXPECT_EQ(k->entries.size(), 6u);
+  EXPECT_EQ(k->entries.size(), 7u);
   CheckOptions opts;
   opts.known_failures = &*k;
   CaseFile f;

@@ -11,7 +11,10 @@
  *                                       negative index (where a library wraps it: a value the
  *                                       wrap rule predicts, now wrong)
  *                          flush_untouched  every float32 subnormal of a tensor_scatter_nd_{add,
- *                                       sub,min,max} output flushed, touched by a row or not */
+ *                                       sub,min,max} output flushed, touched by a row or not
+ *                          large_one_element  the low bit of one element flipped (one ulp, one
+ *                                       unit, true/false) in the middle of an output of 100,000
+ *                                       elements or more */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,6 +97,28 @@ static void flush_float_subnormals(output_spy* spy) {
     if ((f[i] & 0x7f800000u) == 0 && (f[i] & 0x007fffffu) != 0) f[i] &= 0x80000000u;
 }
 
+static int64_t element_bytes(int32_t dtype) {
+  switch (dtype) {
+    case GSC_BOOL:
+    case GSC_INT8:
+    case GSC_UINT8:
+      return 1;
+    case GSC_INT16:
+    case GSC_UINT16:
+    case GSC_FLOAT16:
+    case GSC_BFLOAT16:
+      return 2;
+    case GSC_INT32:
+    case GSC_UINT32:
+    case GSC_FLOAT32:
+      return 4;
+    case GSC_COMPLEX128:
+      return 16;
+    default:
+      return 8;
+  }
+}
+
 static int32_t run(const gsc_call* call, gsc_result* result) {
   if (!strcmp(inject, "declined") && call->op == GSC_TENSOR_SCATTER_ADD)
     return fail(result, GSC_UNIMPLEMENTED, "declined by the injecting plugin");
@@ -116,6 +141,8 @@ static int32_t run(const gsc_call* call, gsc_result* result) {
   if (!strcmp(inject, "wrapped_garbage") && spy.elements > 0 && spy.dtype != GSC_STRING &&
       has_negative_index(call->indices))
     add_to_first(&spy);
+  if (!strcmp(inject, "large_one_element") && spy.elements >= 100000 && spy.dtype != GSC_STRING)
+    ((unsigned char*)spy.data)[spy.elements / 2 * element_bytes(spy.dtype)] ^= 1;
   if (!strcmp(inject, "flush_untouched") && spy.dtype == GSC_FLOAT32 &&
       (call->op == GSC_TENSOR_SCATTER_ADD || call->op == GSC_TENSOR_SCATTER_SUB ||
        call->op == GSC_TENSOR_SCATTER_MIN || call->op == GSC_TENSOR_SCATTER_MAX))
