@@ -231,11 +231,10 @@ std::optional<std::vector<std::byte>> other_input_element(const Case& c, const T
                                                           const Outcome* want, int64_t flat) {
   const std::size_t size = dtype_size(got.dtype());
   const std::byte* at = got.data() + flat * static_cast<int64_t>(size);
-  const std::byte* expected =
-      want && want->ok() && (*want)->dtype() == got.dtype() &&
-              (*want)->num_elements() == got.num_elements()
-          ? (*want)->data() + flat * static_cast<int64_t>(size)
-          : nullptr;
+  const std::byte* expected = want && want->ok() && (*want)->dtype() == got.dtype() &&
+                                      (*want)->num_elements() == got.num_elements()
+                                  ? (*want)->data() + flat * static_cast<int64_t>(size)
+                                  : nullptr;
   for (const std::optional<Tensor>* in : {&c.params, &c.tensor, &c.updates}) {
     if (!*in || (*in)->dtype() != got.dtype()) continue;
     const Tensor& t = **in;

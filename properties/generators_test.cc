@@ -23,8 +23,11 @@ TEST(SampleCases, SameSeedSameCasesAndNamesRecordSeedAndPosition) {
   ASSERT_EQ(b.size(), 200u);
   for (size_t i = 0; i < a.size(); ++i) {
     EXPECT_EQ(describe(a[i]), describe(b[i]));
-    EXPECT_EQ(a[i].name, "sweep/1234/" + std::to_string(i) + "/" + std::string(op_name(a[i].op)) +
-                             (a[i].api == Api::kKernel ? "/kernel" : ""));
+    EXPECT_EQ(
+        a[i].name,
+        "sweep/1234/" + std::to_string(i) + "/" + std::string(op_name(a[i].op)) +
+            (large_case(1234, static_cast<int64_t>(i), kDefaultLargeFraction) ? "/large" : "") +
+            (a[i].api == Api::kKernel ? "/kernel" : ""));
     EXPECT_TRUE(check_well_formed(a[i]).ok()) << describe(a[i]);
   }
   o.seed = 1235;

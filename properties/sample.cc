@@ -175,8 +175,7 @@ bool make_large(Case& c, uint64_t salt) {
     std::vector<int64_t> v(static_cast<std::size_t>(shape.num_elements().value_or(0)));
     for (std::size_t i = 0; i < v.size(); ++i) v[i] = uniform(0, bound[i % bound.size()] - 1);
     if (it == DType::kInt64) return Tensor::from_values<int64_t>(std::move(shape), v);
-    return Tensor::from_values<int32_t>(std::move(shape),
-                                        std::vector<int32_t>(v.begin(), v.end()));
+    return Tensor::from_values<int32_t>(std::move(shape), std::vector<int32_t>(v.begin(), v.end()));
   };
   const auto base = static_cast<int64_t>(rng() % 1000);
   c.batch_dims = 0;
@@ -203,10 +202,10 @@ bool make_large(Case& c, uint64_t salt) {
       c.indices = index_tensor(Shape{n, 1}, {rows});
       c.updates = self_describing(dt, Shape{n, slice}, base + 7, rng(), specials);
       if (c.op == Op::kScatterNd) {
-        c.shape = it == DType::kInt64 ? Tensor::from_values<int64_t>(Shape{2}, {rows, slice})
-                                      : Tensor::from_values<int32_t>(
-                                            Shape{2}, {static_cast<int32_t>(rows),
-                                                       static_cast<int32_t>(slice)});
+        c.shape = it == DType::kInt64
+                      ? Tensor::from_values<int64_t>(Shape{2}, {rows, slice})
+                      : Tensor::from_values<int32_t>(
+                            Shape{2}, {static_cast<int32_t>(rows), static_cast<int32_t>(slice)});
       } else {
         c.tensor = self_describing(dt, Shape{rows, slice}, base, rng(), specials);
       }
@@ -234,12 +233,12 @@ void put_boundary_values(Tensor& t, uint64_t salt) {
 }
 
 Sampler::Sampler(const SampleOptions& opts)
-    : state_(new State{
-          opts.seed, opts.size < 0 ? 0 : opts.size,
-          mixed_cases(constraints_of(opts), opts.invalid_fraction), rc::Random(opts.seed),
-          wants(opts, Api::kPython) && wants(opts, Api::kKernel),
-          !wants(opts, Api::kPython) && wants(opts, Api::kKernel), opts.boundary_fraction,
-          opts.large_fraction}) {}
+    : state_(new State{opts.seed, opts.size < 0 ? 0 : opts.size,
+                       mixed_cases(constraints_of(opts), opts.invalid_fraction),
+                       rc::Random(opts.seed),
+                       wants(opts, Api::kPython) && wants(opts, Api::kKernel),
+                       !wants(opts, Api::kPython) && wants(opts, Api::kKernel),
+                       opts.boundary_fraction, opts.large_fraction}) {}
 
 Sampler::~Sampler() = default;
 
@@ -262,8 +261,7 @@ std::optional<Case> Sampler::next() {
                std::string(op_name(c.op));
       // Large tensors from (seed, i) alone, as the boundary values: other positions keep their
       // cases whatever the share.
-      if (large_case(s.seed, i, s.large_fraction) &&
-          make_large(c, mix(large_hash(s.seed, i) ^ 3)))
+      if (large_case(s.seed, i, s.large_fraction) && make_large(c, mix(large_hash(s.seed, i) ^ 3)))
         c.name += "/large";
       // Boundary values from (seed, i) alone, like the API level: the RapidCheck stream, and so
       // every case's shapes, indices and attributes, is the one a fraction of 0 gives.

@@ -56,6 +56,9 @@ std::string mismatch(const Part& a, const Part& b) {
   if (x.sweep_boundary_fraction != y.sweep_boundary_fraction)
     return differ("sweep boundary fraction", std::to_string(x.sweep_boundary_fraction),
                   std::to_string(y.sweep_boundary_fraction));
+  if (x.sweep_large_fraction != y.sweep_large_fraction)
+    return differ("sweep large fraction", std::to_string(x.sweep_large_fraction),
+                  std::to_string(y.sweep_large_fraction));
   if (x.shard.has_value() != y.shard.has_value() || (x.shard && x.shard->count != y.shard->count))
     return differ("shard count", shard_text(x.shard), shard_text(y.shard));
   // XFAIL/XPASS verdicts depend on the known-failures file, and whether XPASS fails on --strict.

@@ -648,8 +648,9 @@ Status read_follows(const Fields& f, KnownFailure& k) {
     d.any_order_duplicates = true;
   }
   if (!d.any())
-    return f.error("", "name at least one of bad_index, negative_indices, arithmetic, "
-                       "int64_indices, duplicates");
+    return f.error("",
+                   "name at least one of bad_index, negative_indices, arithmetic, "
+                   "int64_indices, duplicates");
   return {};
 }
 

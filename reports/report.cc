@@ -312,6 +312,7 @@ json report_head_json(const RunInfo& run, const RunTally& tally) {
       {"sweep", run.sweep},
       {"sweep_size", run.sweep_size},
       {"sweep_boundary_fraction", run.sweep_boundary_fraction},
+      {"sweep_large_fraction", run.sweep_large_fraction},
       {"shard",
        run.shard ? json{{"index", run.shard->index}, {"count", run.shard->count}} : json(nullptr)},
       {"time_budget_s", run.time_budget_s ? json(*run.time_budget_s) : json(nullptr)},

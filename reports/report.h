@@ -124,6 +124,8 @@ struct RunInfo {
   int64_t sweep_size = 30;  ///< the sweep's RapidCheck size (--size)
   /// The sweep's --boundary-fraction; reports from before it had none (0).
   double sweep_boundary_fraction = 0;
+  /// The sweep's --large-fraction; reports from before large cases had none (0).
+  double sweep_large_fraction = 0;
   std::optional<Shard> shard;            ///< --shard K/N; nullopt for a whole run
   std::optional<double> time_budget_s;   ///< --time SECONDS: the sweep's budget
   double sweep_elapsed_s = 0;            ///< the sweep's part of elapsed_s

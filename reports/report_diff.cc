@@ -274,6 +274,8 @@ Expected<ReportDiff> Differ::finish(const RunInfo& o, const RunInfo& n) {
   else if (o.sweep_boundary_fraction != n.sweep_boundary_fraction)
     d.notes.push_back(
         "the sweeps differ in boundary fraction: cases with boundary values in either differ");
+  else if (o.sweep_large_fraction != n.sweep_large_fraction)
+    d.notes.push_back("the sweeps differ in large fraction: large cases in either differ");
   if (o.shard.has_value() || n.shard.has_value())
     d.notes.push_back("a report is one shard (" + shard_text(o.shard) + " vs " +
                       shard_text(n.shard) + "): merge the shards first to compare whole runs");

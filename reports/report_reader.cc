@@ -228,6 +228,8 @@ Status run_from_json(const json& j, RunInfo& run) {
   if (j.contains("sweep_size")) GSCHECK_ASSIGN(run.sweep_size, rd.get<int64_t>(j, "sweep_size"));
   if (j.contains("sweep_boundary_fraction"))
     GSCHECK_ASSIGN(run.sweep_boundary_fraction, rd.get<double>(j, "sweep_boundary_fraction"));
+  if (j.contains("sweep_large_fraction"))
+    GSCHECK_ASSIGN(run.sweep_large_fraction, rd.get<double>(j, "sweep_large_fraction"));
   if (j.contains("shard") && !j["shard"].is_null()) {
     const Reader srd{"report.shard"};
     Shard s;

@@ -29,7 +29,7 @@ namespace {
 constexpr const char* kUsage =
     "usage: gscheck export --count N --seed S --out DIR [--include-invalid] [--size K]\n"
     "                      [--max-output-bytes B] [--numbers] [--boundary-fraction P]\n"
-    "                      [--semantics tf-cpu|tf-gpu|xla|jax]\n"
+    "                      [--large-fraction P] [--semantics tf-cpu|tf-gpu|xla|jax]\n"
     "  Writes N seeded random cases of one semantics profile (default tf-cpu; every op, its\n"
     "  dtypes, int32/int64 indices) to DIR, each with the reference's outcome as `expect`.\n"
     "  Without --include-invalid, cases aimed at a validation rule are left out (out-of-range and\n"
@@ -45,6 +45,9 @@ constexpr const char* kUsage =
     "                       payloads (quiet, signalling-looking, negative), signed zeros,\n"
     "                       infinities, extremes, subnormals (default 0.5, as run's sweep; 0\n"
     "                       exports the generator's data unchanged)\n"
+    "  --large-fraction P   that share of the positions are large cases, 10,000 to 1,000,000\n"
+    "                       output elements (default 0.015625, one in 64, as run's sweep; 0 for\n"
+    "                       none)\n"
     "  Exit status: 0 written, 1 a file could not be written, 2 bad command line.\n";
 
 struct ExportArgs {
@@ -56,6 +59,7 @@ struct ExportArgs {
   int64_t max_output_bytes = int64_t{16} << 20;
   TensorEncoding encoding = TensorEncoding::kBase64;
   double boundary_fraction = gen::kDefaultBoundaryFraction;
+  double large_fraction = gen::kDefaultLargeFraction;
   Semantics semantics = Semantics::kTfCpu;
 };
 
@@ -87,6 +91,11 @@ Expected<ExportArgs> export_args(const ParsedArgs& p) {
     auto f = parse_fraction_option("--boundary-fraction", *v);
     if (!f.ok()) return f.error();
     a.boundary_fraction = *f;
+  }
+  if (auto v = p.value("--large-fraction")) {
+    auto f = parse_fraction_option("--large-fraction", *v);
+    if (!f.ok()) return f.error();
+    a.large_fraction = *f;
   }
   if (auto v = p.value("--semantics")) {
     const auto s = semantics_from_name(*v);
@@ -120,6 +129,7 @@ int cmd_export(const std::vector<std::string>& args) {
                                   {"--max-output-bytes", true},
                                   {"--numbers", false},
                                   {"--boundary-fraction", true},
+                                  {"--large-fraction", true},
                                   {"--semantics", true}},
                                  "gscheck export", kUsage);
   if (!line.args) return line.exit_status;
@@ -130,8 +140,9 @@ int cmd_export(const std::vector<std::string>& args) {
   }
   const ExportArgs& a = *checked;
 
-  const gen::SampleOptions opts = export_sample_options(a.seed, a.count, a.size, a.include_invalid,
-                                                        a.boundary_fraction, a.semantics);
+  const gen::SampleOptions opts =
+      export_sample_options(a.seed, a.count, a.size, a.include_invalid, a.boundary_fraction,
+                            a.semantics, a.large_fraction);
 
   std::error_code ec;
   std::filesystem::create_directories(a.out, ec);
@@ -150,7 +161,11 @@ int cmd_export(const std::vector<std::string>& args) {
   const std::string regenerate =
       "gscheck export --seed " + std::to_string(a.seed) + " --size " + std::to_string(a.size) +
       " --count " + std::to_string(a.count) + " --boundary-fraction " +
-      std::to_string(a.boundary_fraction) + (a.include_invalid ? " --include-invalid" : "") +
+      std::to_string(a.boundary_fraction) +
+      (a.large_fraction != gen::kDefaultLargeFraction
+           ? " --large-fraction " + std::to_string(a.large_fraction)
+           : std::string()) +
+      (a.include_invalid ? " --include-invalid" : "") +
       (a.semantics != Semantics::kTfCpu ? " --semantics " + std::string(semantics_name(a.semantics))
                                         : std::string());
   std::map<std::string, int> outcomes;  // "output" or the error class -> count

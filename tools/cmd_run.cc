@@ -35,7 +35,9 @@ std::string fraction_text(double f) {
 
 constexpr const char* kUsage =
     "usage: gscheck run [--backend NAME] [--sweep N] [--time SECONDS] [--seed S] [--size K]\n"
-    "                   [--boundary-fraction P] [--semantics S] [--shard K/N] [--report FILE] "
+    "                   [--boundary-fraction P] [--large-fraction P] [--semantics S] [--shard "
+    "K/N]\n"
+    "                   [--report FILE] "
     "[--junit FILE] [--max-bytes N]\n"
     "                   [--repeat K] [--case-timeout S] [--matrix] [--verbose] [--quiet]\n"
     "                   [--jobs N] [--timeout S] [--isolate worker|call]\n"
@@ -58,6 +60,9 @@ constexpr const char* kUsage =
     "  --boundary-fraction P  in that share of the sweep's min/max/add/sub/scatter_nd cases,\n"
     "                   about a third of the updates and tensor elements become the dtype's\n"
     "                   boundary values, as `gscheck export` draws them (default 0.5; 0 for none)\n"
+    "  --large-fraction P  that share of the sweep's positions are large cases: 10,000 to\n"
+    "                   1,000,000 output elements, named .../large (default 0.015625, one in 64;\n"
+    "                   0 for none), as `gscheck export` draws them\n"
     "  --semantics S    sweep only tf-cpu, tf-gpu, xla or jax cases (default: every one the "
     "backend\n"
     "                   claims). `--semantics tf-cpu` on the reference draws the cases of\n"
@@ -130,6 +135,7 @@ struct RunOptions {
   uint64_t seed = 0;
   double case_timeout = 600;
   double boundary_fraction = gen::kDefaultBoundaryFraction;
+  double large_fraction = gen::kDefaultLargeFraction;
   std::optional<Semantics> sweep_semantics;
   std::optional<double> time_budget;
   std::optional<reports::Shard> shard;
@@ -163,6 +169,11 @@ std::string parse_numbers(const ParsedArgs& parsed, RunOptions& o) {
     auto f = parse_fraction_option("--boundary-fraction", *v);
     if (!f.ok()) return f.error().message;
     o.boundary_fraction = *f;
+  }
+  if (auto v = parsed.value("--large-fraction")) {
+    auto f = parse_fraction_option("--large-fraction", *v);
+    if (!f.ok()) return f.error().message;
+    o.large_fraction = *f;
   }
   if (auto v = parsed.value("--time")) {
     auto n = parse_int_option("--time", *v, 1, 100000000);
@@ -211,6 +222,9 @@ std::string sweep_repro(const RunOptions& o, int64_t count) {
          (o.boundary_fraction != gen::kDefaultBoundaryFraction
               ? " --boundary-fraction " + fraction_text(o.boundary_fraction)
               : std::string()) +
+         (o.large_fraction != gen::kDefaultLargeFraction
+              ? " --large-fraction " + fraction_text(o.large_fraction)
+              : std::string()) +
          (o.sweep_semantics ? " --semantics " + std::string(semantics_name(*o.sweep_semantics))
                             : std::string()) +
          (o.shard
@@ -232,6 +246,7 @@ reports::RunInfo run_info(const std::vector<std::string>& args, const ParsedArgs
   run.strict = parsed.has("--strict");
   run.sweep_size = o.size;
   if (o.sweep > 0) run.sweep_boundary_fraction = o.boundary_fraction;
+  if (o.sweep > 0) run.sweep_large_fraction = o.large_fraction;
   run.shard = o.shard;
   run.time_budget_s = o.time_budget;
   if (o.sweep > 0) run.seed = o.seed;
@@ -274,7 +289,8 @@ std::vector<OptionSpec> run_option_specs() {
           {"--matrix", false},   {"--verbose", false},     {"--quiet", false},
           {"--time", true},      {"--shard", true},        {"--known-failures", true},
           {"--strict", false},   {"--lint-known-failures", false},
-          {"--boundary-fraction", true},                   {"--semantics", true}};
+          {"--boundary-fraction", true},                   {"--semantics", true},
+          {"--large-fraction", true}};
   // clang-format on
 }
 
@@ -366,7 +382,8 @@ int cmd_run(const std::vector<std::string>& args) {
   harness::Runner::SweepEnd end{o.sweep, 0};
   if (o.sweep > 0) {
     SamplerSource source(run_sweep_options(caps, o.seed, o.sweep, static_cast<int>(o.size),
-                                           o.boundary_fraction, o.sweep_semantics));
+                                           o.boundary_fraction, o.sweep_semantics,
+                                           o.large_fraction));
     progress.start_budget();
     // Under a time budget the count is known only at the end: a case's replay runs the sweep
     // up to and including its own position.

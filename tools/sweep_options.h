@@ -18,12 +18,14 @@ namespace gscheck::tools {
 /// and jax, so its sweep draws all four.
 inline gen::SampleOptions run_sweep_options(const Capabilities& caps, uint64_t seed, int64_t count,
                                             int size, double boundary_fraction,
-                                            std::optional<Semantics> only = std::nullopt) {
+                                            std::optional<Semantics> only = std::nullopt,
+                                            double large_fraction = gen::kDefaultLargeFraction) {
   gen::SampleOptions so;
   so.seed = seed;
   so.count = static_cast<int>(count);
   so.size = size;
   so.boundary_fraction = boundary_fraction;
+  so.large_fraction = large_fraction;
   so.ops = caps.ops;
   so.dtypes = caps.dtypes;
   so.semantics = caps.semantics;
@@ -39,10 +41,11 @@ inline gen::SampleOptions run_sweep_options(const Capabilities& caps, uint64_t s
 /// int32/int64 indices, both API levels; invalid cases only with --include-invalid. The same as
 /// run_sweep_options for the reference backend with --semantics PROFILE when include_invalid is
 /// true (the same invalid fraction, 0.2); without it the stream differs.
-inline gen::SampleOptions export_sample_options(uint64_t seed, int count, int size,
-                                                bool include_invalid, double boundary_fraction,
-                                                Semantics semantics = Semantics::kTfCpu) {
+inline gen::SampleOptions export_sample_options(
+    uint64_t seed, int count, int size, bool include_invalid, double boundary_fraction,
+    Semantics semantics = Semantics::kTfCpu, double large_fraction = gen::kDefaultLargeFraction) {
   gen::SampleOptions so;
+  so.large_fraction = large_fraction;
   so.seed = seed;
   so.count = count;
   so.size = size;

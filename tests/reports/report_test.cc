@@ -420,9 +420,10 @@ TEST(Report, NondeterministicIsAFailureEverywhere) {
   EXPECT_EQ(t.all.at(Verdict::kNondeterministic), 1);
   EXPECT_EQ(t.failures(), 4);
   const std::string table = summary_table(r);
-  EXPECT_NE(table.find("tensor_scatter_nd_add             1        1      0          0             0"
-                       "        0                1        0"),
-            std::string::npos)
+  EXPECT_NE(
+      table.find("tensor_scatter_nd_add             1        1      0          0             0"
+                 "        0                1        0"),
+      std::string::npos)
       << table;
 
   const json j = report_to_json(r);
@@ -492,10 +493,11 @@ TEST(Report, CapabilityMatrix) {
                         0),
             0u)
       << table;
-  EXPECT_NE(table.find("tensor_scatter_nd_add      float32    int64  IGNORE         0       0"
-                       "      0          0             0        0                1       0     0     "
-                       "0\n"),
-            std::string::npos)
+  EXPECT_NE(
+      table.find("tensor_scatter_nd_add      float32    int64  IGNORE         0       0"
+                 "      0          0             0        0                1       0     0     "
+                 "0\n"),
+      std::string::npos)
       << table;
   EXPECT_NE(table.find("(unparsed)                 -          -      -              0       1"),
             std::string::npos)

@@ -221,6 +221,47 @@ TEST(RunSweep, DrawsBoundaryValuesAndIndexExtremes) {
   EXPECT_GT(changed, 600);  // about 900: half the cases of five of the eight ops
 }
 
+// One position in 64 is a large case (10,000 to 1,000,000 output elements): the generator's own
+// budget never draws 10,000, so a one-element error in a large output would go unseen. The
+// other positions are the cases a share of 0 gives.
+TEST(RunSweep, DrawsLargeOutputsInAFixedShare) {
+  gen::SampleOptions with = reference_sweep(1, 3000, 0.5), without = with;
+  without.large_fraction = 0;
+  const std::vector<Case> cases = gen::sample_cases(with), plain = gen::sample_cases(without);
+  ASSERT_EQ(cases.size(), plain.size());
+  int large = 0, computed = 0, over_100k = 0, refused = 0;
+  int64_t largest_plain = 0;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const bool named = cases[i].name.find("/large") != std::string::npos;
+    const bool drawn = gen::large_case(1, static_cast<int64_t>(i), 1.0 / 64);
+    ASSERT_TRUE(!named || drawn) << cases[i].name;
+    refused += drawn && !named;  // a dtype the op takes no kernel for: the case stays invalid
+    if (!named) {
+      ASSERT_EQ(text_of(cases[i]), text_of(plain[i])) << cases[i].name;
+      const Outcome o = reference::run(plain[i]);
+      if (o.ok()) largest_plain = std::max(largest_plain, o->num_elements());
+      continue;
+    }
+    ++large;
+    const Outcome o = reference::run(cases[i]);
+    if (!o.ok()) continue;  // a dtype or policy the op refuses: still that class of case
+    ++computed;
+    EXPECT_GE(o->num_elements(), 10000) << cases[i].name;
+    EXPECT_LE(o->num_elements(), 1000000) << cases[i].name;
+    if (o->dtype() != DType::kString) {
+      EXPECT_LE(o->num_elements() * static_cast<int64_t>(dtype_size(o->dtype())), int64_t{8} << 20)
+          << cases[i].name;
+    }
+    over_100k += o->num_elements() >= 100000;
+  }
+  EXPECT_GE(large, 3000 / 128);
+  EXPECT_LE(large, 3000 / 32);
+  EXPECT_GE(computed, large * 3 / 4);
+  EXPECT_LE(refused, large / 4);
+  EXPECT_GT(over_100k, 0);
+  EXPECT_LT(largest_plain, 10000);  // what the large cases add
+}
+
 // export --semantics xla|jax: the reference's run with --semantics of that profile, case for
 // case, so XLA-hosted runtimes get replayable case files of their own profile too.
 TEST(RunSweep, ExportOfEveryProfileIsRunsSweepOfIt) {
@@ -255,6 +296,9 @@ TEST(RunSweep, SameCasesAsExportForTheSameOptions) {
         gen::sample_cases(export_sample_options(seed, 400, 30, false, 0.5));
     int same = 0;
     for (size_t i = 0; i < run.size(); ++i) {
+      // A large case takes the op and dtypes drawn there and new tensors: where run drew an
+      // invalid case, its large case is valid and export's comes from the redrawn valid one.
+      if (gen::large_case(seed, static_cast<int64_t>(i), gen::kDefaultLargeFraction)) continue;
       if (text_of(run[i]) == text_of(valid_only[i])) {
         ++same;
       } else {

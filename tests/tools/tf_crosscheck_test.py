@@ -158,6 +158,21 @@ class CompareTest(unittest.TestCase):
         ccase["inputs"] = case["inputs"]
         _, d = tc.compare_case(ccase, {"output": cgot})
         self.assertEqual(d["kind"], "output_subnormal_flushed")
+        # Subnormal operands that sum past the smallest normal read as zeros: TensorFlow's -0
+        # for the reference's -0x00800001 (found by a large complex64 sub), beside a NaN part
+        # both sides have; TensorFlow's nonzero value that far off stays a real difference.
+        cwant = {"dtype": "complex64", "shape": [2], "data_b64": base64.b64encode(
+            struct.pack("<4I", 0x80800001, 0x7F800000, 0x807FFFFF, 0xFFC00000)).decode()}
+        ccase = self.case({"output": cwant})
+        ccase["inputs"] = case["inputs"]
+        cgot = np.frombuffer(struct.pack("<4I", 0x80000000, 0x7F800000, 0x00000000, 0xFFC00000),
+                             dtype=np.complex64)
+        _, d = tc.compare_case(ccase, {"output": cgot})
+        self.assertEqual(d["kind"], "output_subnormal_flushed")
+        cgot = np.frombuffer(struct.pack("<4I", 0x00800001, 0x7F800000, 0x00000000, 0xFFC00000),
+                             dtype=np.complex64)
+        _, d = tc.compare_case(ccase, {"output": cgot})
+        self.assertEqual(d["kind"], "output_differs")
 
     def test_empty_and_complex_outputs(self):
         empty = {"dtype": "uint8", "shape": [0, 3], "data": []}
