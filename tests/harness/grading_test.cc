@@ -973,3 +973,48 @@ TEST(Grading, FollowsEntriesAreCheckedWhenRead) {
 
 }  // namespace
 }  // namespace gscheck::harness
+
+namespace gscheck::harness {
+namespace {
+
+// follows duplicates=any_order (PyTorch's index_put_ at size): colliding rows in any order, on
+// every run, within the summation bound; a value no order gives still fails, and without the
+// entry row order is the contract.
+TEST(Grading, FollowsAnyOrderAdmitsEveryOrderOnEveryRunAndNothingElse) {
+  const auto known = parse_known(R"({"gscheck_known_failures": 2, "known": [
+    {"id": "order", "when": {"ops": ["tensor_scatter_nd_add"], "has": ["duplicate_destinations"]},
+     "forgives": {"follows": {"duplicates": "any_order"}}, "reason": "r", "link": "l"}]})");
+  const float big = std::numeric_limits<float>::max();
+  CaseFile f;
+  f.c.name = "tensor_scatter_nd_add/order";
+  f.c.op = Op::kTensorScatterAdd;
+  f.c.tensor = Tensor::from_values<float>(Shape{2}, {0, 7});
+  f.c.indices = Tensor::from_values<int32_t>(Shape{3, 1}, {0, 0, 0});
+  f.c.updates = Tensor::from_values<float>(Shape{3}, {big, -big, 1});
+  auto reference = make_reference_backend();
+  CheckOptions with;
+  with.known_failures = &known;
+  with.repeat = 2;
+  CheckOptions without;
+  without.repeat = 2;
+  auto verdict = [&](std::vector<float> first, std::vector<float> second,
+                     const CheckOptions& opts) {
+    Scripted s("plugin:x", {Tensor::from_values<float>(Shape{2}, std::move(first)),
+                            Tensor::from_values<float>(Shape{2}, std::move(second))});
+    s.caps_.ops = {Op::kTensorScatterAdd};
+    return CaseChecker(s, reference.get(), opts).check_case(f, "").verdict;
+  };
+  // Row order gives 1; max + 1 first, then -max, gives 0: another order.
+  EXPECT_EQ(verdict({0, 7}, {0, 7}, without), Verdict::kFailed);
+  EXPECT_EQ(verdict({0, 7}, {0, 7}, with), Verdict::kXfail);
+  // Another order on each run: NONDETERMINISTIC under the contract, each run within the rule.
+  EXPECT_EQ(verdict({1, 7}, {0, 7}, without), Verdict::kNondeterministic);
+  EXPECT_EQ(verdict({1, 7}, {0, 7}, with), Verdict::kXfail);
+  // A sum no order gives (small terms: every order is exact), or an untouched element changed.
+  f.c.updates = Tensor::from_values<float>(Shape{3}, {1, 2, 3});
+  EXPECT_EQ(verdict({7, 7}, {7, 7}, with), Verdict::kFailed);
+  EXPECT_EQ(verdict({6, 8}, {6, 8}, with), Verdict::kFailed);
+}
+
+}  // namespace
+}  // namespace gscheck::harness
