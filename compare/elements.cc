@@ -1,6 +1,27 @@
 #include "compare/elements.h"
 
+#include <cmath>
+#include <complex>
+#include <type_traits>
+
 namespace gscheck::compare {
+
+bool element_is_nan(const Tensor& t, int64_t i) {
+  return visit_dtype(t.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
+      return std::isnan(to_float(t.data_as<T>()[i]));
+    } else if constexpr (std::is_floating_point_v<T>) {
+      return std::isnan(t.data_as<T>()[i]);
+    } else if constexpr (std::is_same_v<T, std::complex<float>> ||
+                         std::is_same_v<T, std::complex<double>>) {
+      const T& v = t.data_as<T>()[i];
+      return std::isnan(v.real()) || std::isnan(v.imag());
+    } else {
+      return false;
+    }
+  });
+}
 
 std::string format_element(const Tensor& t, int64_t i) {
   return visit_dtype(t.dtype(), [&](auto tag) {

@@ -21,6 +21,9 @@ std::string format_value(const T& v);
 template <class T>
 bool same_bits(const T& a, const T& b);
 
+/// Whether element i is a NaN (either part of a complex); false for other dtypes.
+bool element_is_nan(const Tensor& t, int64_t i);
+
 /// The multi-index of flat position i in a row-major tensor of this shape.
 std::vector<int64_t> unravel(const Shape& shape, int64_t i);
 

@@ -8,6 +8,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "compare/elements.h"
+
 namespace gscheck::compare {
 namespace {
 
@@ -20,19 +22,6 @@ Key key_of(const std::byte* p, std::size_t size) {
   Key k{0, 0};
   std::memcpy(k.data(), p, size);
   return k;
-}
-
-template <class T>
-bool is_nan(const T& v) {
-  if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>)
-    return std::isnan(to_float(v));
-  else if constexpr (std::is_floating_point_v<T>)
-    return std::isnan(v);
-  else if constexpr (std::is_same_v<T, std::complex<float>> ||
-                     std::is_same_v<T, std::complex<double>>)
-    return std::isnan(v.real()) || std::isnan(v.imag());
-  else
-    return false;
 }
 
 // Reads a bool element by its byte: a backend's byte of 2 is no valid bool to load.
@@ -80,16 +69,15 @@ std::optional<int64_t> first_foreign_element(const Case& c, const Tensor& got) {
       known.reserve(static_cast<std::size_t>(total));
       bool input_nan = false;
       for (const Tensor* t : inputs) {
-        const T* v = t->template data_as<T>();
         for (int64_t i = 0; i < t->num_elements(); ++i) {
           known.push_back(key_of(t->data() + i * size, size));
-          input_nan = input_nan || is_nan(v[i]);
+          input_nan = input_nan || element_is_nan(*t, i);
         }
       }
       std::sort(known.begin(), known.end());
       const T* out = got.template data_as<T>();
       for (int64_t i = 0; i < got.num_elements(); ++i) {
-        if (is_zero(out[i]) || (input_nan && is_nan(out[i]))) continue;
+        if (is_zero(out[i]) || (input_nan && element_is_nan(got, i))) continue;
         if (!std::binary_search(known.begin(), known.end(), key_of(got.data() + i * size, size)))
           return i;
       }

@@ -214,31 +214,38 @@ void mark_unsafe(CaseResult& r, const std::string& why) {
   r.verdict = Verdict::kUnsafe;
 }
 
+// The entries that would turn `bad` in place of the backend's outcome into XFAIL; none when the
+// fake case would be UNSAFE (nothing forgives that) or fail anyway.
+std::vector<std::size_t> absorbing(const reports::KnownFailures& known, const Evidence& ev,
+                                   const CaseResult& r, Outcome bad) {
+  std::vector<Outcome> fake;
+  fake.push_back(std::move(bad));
+  const Evidence with_fake{ev.f,
+                           ev.graded,
+                           ev.want,
+                           fake,
+                           ev.deterministic,
+                           ev.opts,
+                           ev.mistrust,
+                           ev.reference_refused,
+                           ev.max_output_bytes};
+  const Explanation x = explain(known, with_fake, judge(with_fake), r.name, r.file);
+  if (x.verdict != Verdict::kXfail || !unsafe_reason(ev.f.c, fake).empty()) return {};
+  // A rule accepts only its own answer (bit for bit, or within its bounds: any order of a sum
+  // admits a NaN where opposite overflows meet): that is a prediction, not a forgiveness.
+  std::vector<std::size_t> out;
+  for (std::size_t i : x.entries)
+    if (known.entries[i].forgives != reports::Forgive::kFollows) out.push_back(i);
+  return out;
+}
+
 // `known-failures check`: on a case the backend got right, would the file forgive an injected
 // bug? Each entry that would is recorded as absorbing it.
 void lint_injected_bugs(const reports::KnownFailures& known, const Evidence& ev,
                         const CaseResult& r, reports::CaseResult::KnownLint& lint) {
-  for (auto& [kind, bad] : injected_bugs(ev)) {
-    std::vector<Outcome> fake;
-    fake.push_back(std::move(bad));
-    const Evidence with_fake{ev.f,
-                             ev.graded,
-                             ev.want,
-                             fake,
-                             ev.deterministic,
-                             ev.opts,
-                             ev.mistrust,
-                             ev.reference_refused,
-                             ev.max_output_bytes};
-    const Judged jj = judge(with_fake);
-    const Explanation xx = explain(known, with_fake, jj, r.name, r.file);
-    if (xx.verdict != Verdict::kXfail || !unsafe_reason(ev.f.c, fake).empty()) continue;
-    // A rule accepts only its own answer (bit for bit, or within its bounds: any order of a
-    // sum admits a NaN where opposite overflows meet): that is a prediction, not a forgiveness.
-    for (std::size_t i : xx.entries)
-      if (known.entries[i].forgives != reports::Forgive::kFollows)
-        lint.absorbed.emplace_back(i, kind);
-  }
+  for (auto& [kind, bad] : injected_bugs(ev))
+    for (std::size_t i : absorbing(known, ev, r, std::move(bad)))
+      lint.absorbed.emplace_back(i, kind);
 }
 
 // `known-failures check` on a case entries explained: would they explain another tensor too (a
@@ -246,26 +253,9 @@ void lint_injected_bugs(const reports::KnownFailures& known, const Evidence& ev,
 // (values unchecked) do by design and are counted apart; any other that does is recorded.
 void lint_injected_on_explained(const reports::KnownFailures& known, const Evidence& ev,
                                 const CaseResult& r, reports::CaseResult::KnownLint& lint) {
-  for (auto& [kind, bad] : injected_bugs_on_explained(ev)) {
-    std::vector<Outcome> fake;
-    fake.push_back(std::move(bad));
-    const Evidence with_fake{ev.f,
-                             ev.graded,
-                             ev.want,
-                             fake,
-                             ev.deterministic,
-                             ev.opts,
-                             ev.mistrust,
-                             ev.reference_refused,
-                             ev.max_output_bytes};
-    const Judged jj = judge(with_fake);
-    const Explanation xx = explain(known, with_fake, jj, r.name, r.file);
-    if (xx.verdict != Verdict::kXfail || !unsafe_reason(ev.f.c, fake).empty()) continue;
-    for (std::size_t i : xx.entries)
-      if (!reports::values_unchecked(known.entries[i]) &&
-          known.entries[i].forgives != reports::Forgive::kFollows)
-        lint.absorbed.emplace_back(i, kind);
-  }
+  for (auto& [kind, bad] : injected_bugs_on_explained(ev))
+    for (std::size_t i : absorbing(known, ev, r, std::move(bad)))
+      if (!reports::values_unchecked(known.entries[i])) lint.absorbed.emplace_back(i, kind);
 }
 
 // Known failures turn an explained failure into XFAIL and a declared-failing pass into XPASS.

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <complex>
 #include <cstring>
 #include <optional>
 #include <type_traits>
 
+#include "compare/elements.h"
 #include "compare/scatter_rows.h"
 #include "core/backend.h"
 #include "reference/reference.h"
@@ -242,21 +242,7 @@ std::optional<std::vector<std::byte>> other_input_element(const Case& c, const T
       const std::byte* e = t.data() + i * static_cast<int64_t>(size);
       if (std::memcmp(e, at, size) == 0 || (expected && std::memcmp(e, expected, size) == 0))
         continue;
-      const bool nan = visit_dtype(t.dtype(), [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
-          return std::isnan(to_float(t.template data_as<T>()[i]));
-        } else if constexpr (std::is_floating_point_v<T>) {
-          return std::isnan(t.template data_as<T>()[i]);
-        } else if constexpr (std::is_same_v<T, std::complex<float>> ||
-                             std::is_same_v<T, std::complex<double>>) {
-          const T v = t.template data_as<T>()[i];
-          return std::isnan(v.real()) || std::isnan(v.imag());
-        } else {
-          return false;
-        }
-      });
-      if (!nan) return std::vector<std::byte>(e, e + size);
+      if (!compare::element_is_nan(t, i)) return std::vector<std::byte>(e, e + size);
     }
   }
   return std::nullopt;

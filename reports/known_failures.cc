@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "compare/elements.h"
 #include "compare/scatter_rows.h"
 #include "compare/triage.h"
 #include "core/case_json.h"
@@ -28,23 +29,7 @@ bool has(const std::vector<T>& list, const F& v) {
   return std::find(list.begin(), list.end(), v) != list.end();
 }
 
-// The element at flat index i of t, as bits, and whether it is a NaN (any part).
-bool element_is_nan(const Tensor& t, int64_t i) {
-  bool nan = false;
-  visit_dtype(t.dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T& v = t.data_as<T>()[i];
-    if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
-      nan = std::isnan(to_float(v));
-    } else if constexpr (std::is_floating_point_v<T>) {
-      nan = std::isnan(v);
-    } else if constexpr (std::is_same_v<T, std::complex<float>> ||
-                         std::is_same_v<T, std::complex<double>>) {
-      nan = std::isnan(v.real()) || std::isnan(v.imag());
-    }
-  });
-  return nan;
-}
+using compare::element_is_nan;
 
 // The dtype's canonical quiet NaN (what x86 and Eigen produce for an invalid operation).
 bool is_canonical_nan(const Tensor& t, int64_t i) {
