@@ -30,6 +30,9 @@ struct Departure {
   /// (tensor_scatter_nd_update, untouched elements, gathers); float16's subnormals are normal
   /// floats, so float16 never flushes. docs/spec_notes.md, "Flush-to-zero".
   bool flush_denormals = false;
+  /// With flush_denormals: the half types run through float32 as a whole, so a bfloat16 min/max
+  /// returns the chosen value flushed, not the chosen operand's bits (XLA's CPU code).
+  bool flush_upcast = false;
   /// An int64 index value is cut to its low 32 bits, read as int32: 2^32 + 1 reads row 1. Before
   /// the negative wrap (OpenVINO converts the indices first), or after it (jax.numpy casts the
   /// wrapped indices with astype: INT64_MIN + dim is cut, not INT64_MIN).
@@ -40,13 +43,18 @@ struct Departure {
   /// summation bound for add and sub, any colliding row for update, min/max of the set), and
   /// repeats that differ, each within it (PyTorch's parallel accumulate on large inputs).
   bool any_order_duplicates = false;
+  /// A scatter_nd of exactly one index row writes that row as it is, not added to zeros: -0 stays
+  /// -0 and a subnormal is not flushed (TF-XLA 2.21 on float16, float32, float64 and complex,
+  /// whose algebraic simplifier turns it into a dynamic-update-slice). An out-of-range row is
+  /// still dropped or raised by the bad-index rule.
+  bool one_row_copied = false;
 
   bool any() const {
     return bad_index != BadIndex::kSemantics || wrap_negative || flush_denormals ||
-           int64_low_32_bits || any_order_duplicates;
+           int64_low_32_bits || any_order_duplicates || one_row_copied;
   }
   /// "bad_index=clamp, negative_indices=wrap, arithmetic=flush_denormals,
-  /// int64_indices=low_32_bits, duplicates=any_order" ("" for none).
+  /// int64_indices=low_32_bits, duplicates=any_order, scatter_nd=one_row_copied" ("" for none).
   std::string describe() const;
 };
 

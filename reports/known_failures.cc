@@ -18,7 +18,8 @@ using nlohmann::json;
 constexpr CaseFact kAllFacts[] = {
     CaseFact::kSubnormalInput,   CaseFact::kNanInput,      CaseFact::kDuplicateDestinations,
     CaseFact::kEmptyOutput,      CaseFact::kNegativeIndex, CaseFact::kUpdatesRankBelowIndices,
-    CaseFact::kNonzeroBatchDims, CaseFact::kOtherPolicy,   CaseFact::kOutOfRangeIndex};
+    CaseFact::kNonzeroBatchDims, CaseFact::kOtherPolicy,   CaseFact::kOutOfRangeIndex,
+    CaseFact::kEmptySlice};
 
 Error bad(const std::string& path, const std::string& where, const std::string& what) {
   return Error{ErrorClass::kParse, path + ": " + where + ": " + what};
@@ -93,43 +94,58 @@ bool any_nan(const Tensor& t) {
   return false;
 }
 
-// Whether an index lies outside the dimension it addresses, read from the case as written (the
-// dims an index row addresses: gather's params.shape[axis], gather_nd's leading params dims, a
-// scatter's leading output dims). Cases too malformed to tell (no scalar axis, depth above the
-// rank) have no such index.
-bool out_of_range_index(const Case& c) {
-  if (!c.indices || !is_integer(c.indices->dtype())) return false;
-  const Tensor& ix = *c.indices;
-  std::vector<int64_t> dims;  // the dims one index row addresses, in order
+// What one index row addresses and what it moves, read from the case as written: the dims a row
+// addresses, in order (gather's params.shape[axis], gather_nd's leading params dims after the
+// batch dims, a scatter's leading output dims) and the slice dims after them. Cases too malformed
+// to tell (no scalar axis, depth above the rank) have none.
+struct IndexSpace {
+  std::vector<int64_t> addressed, slice;
+};
+
+std::optional<IndexSpace> index_space(const Case& c) {
+  if (!c.indices || !is_integer(c.indices->dtype())) return std::nullopt;
+  std::vector<int64_t> space;
+  int64_t skip = 0, depth = 1;  // leading dims not addressed, dims one row addresses
   if (c.op == Op::kGather) {
-    if (!c.params) return false;
+    if (!c.params) return std::nullopt;
     // No axis tensor: the Python API's axis=None, which is batch_dims (the kernel needs one).
     if (c.axis ? c.axis->num_elements() != 1 || !is_integer(c.axis->dtype())
                : c.api != Api::kPython)
-      return false;
+      return std::nullopt;
     const int rank = c.params->shape().rank();
     int64_t axis = c.axis ? c.axis->int_at(0) : c.batch_dims;
-    if (axis < -rank || axis >= rank) return false;
-    if (axis < 0) axis += rank;
-    dims.push_back(c.params->shape().dim(static_cast<int>(axis)));
+    if (axis < -rank || axis >= rank) return std::nullopt;
+    skip = axis < 0 ? axis + rank : axis;
+    space = c.params->shape().dims();
   } else {
-    std::vector<int64_t> space;
     if (c.op == Op::kGatherNd && c.params) {
       space = c.params->shape().dims();
+      skip = c.batch_dims;
     } else if (is_tensor_scatter(c.op) && c.tensor) {
       space = c.tensor->shape().dims();
     } else if (c.op == Op::kScatterNd && c.shape && is_integer(c.shape->dtype())) {
       for (int64_t i = 0; i < c.shape->num_elements(); ++i) space.push_back(c.shape->int_at(i));
     } else {
-      return false;
+      return std::nullopt;
     }
-    if (ix.shape().rank() == 0) return false;
-    const int64_t depth = ix.shape().dim(ix.shape().rank() - 1);
-    const int64_t skip = c.op == Op::kGatherNd ? c.batch_dims : 0;  // batch coordinates
-    if (depth < 0 || skip < 0 || skip + depth > static_cast<int64_t>(space.size())) return false;
-    dims.assign(space.begin() + skip, space.begin() + skip + depth);
+    const Shape& ix = c.indices->shape();
+    if (ix.rank() == 0) return std::nullopt;
+    depth = ix.dim(ix.rank() - 1);
   }
-  if (dims.empty()) return false;
+  if (depth < 0 || skip < 0 || skip + depth > static_cast<int64_t>(space.size()))
+    return std::nullopt;
+  IndexSpace s;
+  s.addressed.assign(space.begin() + skip, space.begin() + skip + depth);
+  s.slice.assign(space.begin() + skip + depth, space.end());
+  return s;
+}
+
+// Whether an index lies outside the dimension it addresses.
+bool out_of_range_index(const Case& c) {
+  const std::optional<IndexSpace> s = index_space(c);
+  if (!s || s->addressed.empty()) return false;
+  const std::vector<int64_t>& dims = s->addressed;
+  const Tensor& ix = *c.indices;
   const int64_t n = ix.num_elements();
   for (int64_t i = 0; i < n; ++i) {
     const int64_t d = dims[static_cast<std::size_t>(i) % dims.size()];
@@ -137,6 +153,13 @@ bool out_of_range_index(const Case& c) {
     if (v < 0 || v >= d) return true;
   }
   return false;
+}
+
+// Whether the slice one index row moves has no elements (gather's params dims after the axis:
+// TensorFlow then reads no index, spec "lazy validation").
+bool empty_slice(const Case& c) {
+  const std::optional<IndexSpace> s = index_space(c);
+  return s && std::find(s->slice.begin(), s->slice.end(), 0) != s->slice.end();
 }
 
 }  // namespace
@@ -161,6 +184,10 @@ std::string_view case_fact_name(CaseFact f) {
       return "non_default_policy";
     case CaseFact::kOutOfRangeIndex:
       return "out_of_range_index";
+    case CaseFact::kEmptySlice:
+      return "empty_slice";
+    case CaseFact::kCount:
+      break;
   }
   return "?";
 }
@@ -276,6 +303,11 @@ bool CaseView::fact(CaseFact f) const {
       break;
     case CaseFact::kOutOfRangeIndex:
       v = out_of_range_index(c_);
+      break;
+    case CaseFact::kEmptySlice:
+      v = empty_slice(c_);
+      break;
+    case CaseFact::kCount:
       break;
   }
   slot = v;
@@ -442,6 +474,9 @@ class Fields {
   Fields(const json& j, std::string path, std::string where)
       : j_(j), path_(std::move(path)), where_(std::move(where)) {}
   Status only(std::initializer_list<const char*> names) const {
+    return only(std::vector<const char*>(names));
+  }
+  Status only(const std::vector<const char*>& names) const {
     for (const auto& item : j_.items()) {
       if (std::none_of(names.begin(), names.end(),
                        [&](const char* n) { return item.key() == n; })) {
@@ -579,63 +614,64 @@ Status read_when(const Fields& w, KnownFailure& k) {
   return {};
 }
 
-// "follows": {"bad_index": "raise" | "zero_fill" | "clamp", "negative_indices": "wrap",
-// "arithmetic": "flush_denormals", "int64_indices": "low_32_bits" | "low_32_bits_after_wrap",
-// "duplicates": "any_order"}: at least one part.
+// "follows": {PART: RULE, ...}, at least one part; each part's rules are in kFollowsParts.
 Status read_follows(const Fields& f, KnownFailure& k) {
-  GSCHECK_TRY(
-      f.only({"bad_index", "negative_indices", "arithmetic", "int64_indices", "duplicates"}));
-  reference::Departure& d = k.follows;
-  if (f.has("bad_index")) {
+  using D = reference::Departure;
+  using B = D::BadIndex;
+  struct Rule {
+    const char* name;
+    void (*set)(D&);
+  };
+  struct Part {
+    const char* name;
+    std::vector<Rule> rules;
+  };
+  static const Part kFollowsParts[] = {
+      {"bad_index",
+       {{"raise", [](D& d) { d.bad_index = B::kRaise; }},
+        {"zero_fill", [](D& d) { d.bad_index = B::kZeroFill; }},
+        {"clamp", [](D& d) { d.bad_index = B::kClamp; }}}},
+      {"negative_indices", {{"wrap", [](D& d) { d.wrap_negative = true; }}}},
+      {"arithmetic",
+       {{"flush_denormals", [](D& d) { d.flush_denormals = true; }},
+        {"flush_denormals_upcast",
+         [](D& d) {
+           d.flush_denormals = true;
+           d.flush_upcast = true;
+         }}}},
+      {"int64_indices",
+       {{"low_32_bits", [](D& d) { d.int64_low_32_bits = true; }},
+        {"low_32_bits_after_wrap",
+         [](D& d) {
+           d.int64_low_32_bits = true;
+           d.cut_after_wrap = true;
+         }}}},
+      {"duplicates", {{"any_order", [](D& d) { d.any_order_duplicates = true; }}}},
+      {"scatter_nd", {{"one_row_copied", [](D& d) { d.one_row_copied = true; }}}},
+  };
+  std::vector<const char*> parts;
+  std::string all;
+  for (const Part& p : kFollowsParts) {
+    parts.push_back(p.name);
+    all += (all.empty() ? "" : ", ") + std::string(p.name);
+  }
+  GSCHECK_TRY(f.only(parts));
+  D& d = k.follows;
+  for (const Part& p : kFollowsParts) {
+    if (!f.has(p.name)) continue;
     std::string v;
-    GSCHECK_TAKE(v, f.text("bad_index"));
-    using B = reference::Departure::BadIndex;
-    if (v == "raise") {
-      d.bad_index = B::kRaise;
-    } else if (v == "zero_fill") {
-      d.bad_index = B::kZeroFill;
-    } else if (v == "clamp") {
-      d.bad_index = B::kClamp;
-    } else {
-      return f.error("bad_index",
-                     "unknown rule " + excerpt(v, 40) + " (expected raise, zero_fill, clamp)");
+    GSCHECK_TAKE(v, f.text(p.name));
+    const Rule* rule = nullptr;
+    std::string names;
+    for (const Rule& r : p.rules) {
+      if (v == r.name) rule = &r;
+      names += (names.empty() ? "" : ", ") + std::string(r.name);
     }
+    if (!rule)
+      return f.error(p.name, "unknown rule " + excerpt(v, 40) + " (expected " + names + ")");
+    rule->set(d);
   }
-  if (f.has("negative_indices")) {
-    std::string v;
-    GSCHECK_TAKE(v, f.text("negative_indices"));
-    if (v != "wrap")
-      return f.error("negative_indices", "unknown rule " + excerpt(v, 40) + " (expected wrap)");
-    d.wrap_negative = true;
-  }
-  if (f.has("arithmetic")) {
-    std::string v;
-    GSCHECK_TAKE(v, f.text("arithmetic"));
-    if (v != "flush_denormals")
-      return f.error("arithmetic",
-                     "unknown rule " + excerpt(v, 40) + " (expected flush_denormals)");
-    d.flush_denormals = true;
-  }
-  if (f.has("int64_indices")) {
-    std::string v;
-    GSCHECK_TAKE(v, f.text("int64_indices"));
-    if (v != "low_32_bits" && v != "low_32_bits_after_wrap")
-      return f.error("int64_indices", "unknown rule " + excerpt(v, 40) +
-                                          " (expected low_32_bits, low_32_bits_after_wrap)");
-    d.int64_low_32_bits = true;
-    d.cut_after_wrap = v == "low_32_bits_after_wrap";
-  }
-  if (f.has("duplicates")) {
-    std::string v;
-    GSCHECK_TAKE(v, f.text("duplicates"));
-    if (v != "any_order")
-      return f.error("duplicates", "unknown rule " + excerpt(v, 40) + " (expected any_order)");
-    d.any_order_duplicates = true;
-  }
-  if (!d.any())
-    return f.error("",
-                   "name at least one of bad_index, negative_indices, arithmetic, "
-                   "int64_indices, duplicates");
+  if (!d.any()) return f.error("", "name at least one of " + all);
   return {};
 }
 

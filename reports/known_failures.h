@@ -33,10 +33,12 @@ enum class CaseFact : unsigned char {
   kNonzeroBatchDims,         ///< gather, gather_nd: batch_dims != 0
   kOtherPolicy,              ///< bad_indices_policy is neither "" nor "DEFAULT"
   kOutOfRangeIndex,          ///< an index (coordinate) outside its dimension: below 0 or >= it
+  kEmptySlice,               ///< the slice one index row moves has no elements
+  kCount,                    ///< not a fact: how many there are
 };
 /// "subnormal_input", "nan_input", "duplicate_destinations", "empty_output", "negative_index",
 /// "updates_rank_below_indices_rank_minus_1", "nonzero_batch_dims", "non_default_policy",
-/// "out_of_range_index".
+/// "out_of_range_index", "empty_slice".
 std::string_view case_fact_name(CaseFact f);
 
 /// What an entry forgives where its predicate holds.
@@ -172,7 +174,7 @@ class CaseView {
   const Outcome* tf_;
   const Expect* expect_;
   compare::RowRule rows_;
-  mutable std::optional<bool> facts_[9];
+  mutable std::optional<bool> facts_[static_cast<int>(CaseFact::kCount)];
   /// touched(): the sorted output slices some row writes, and the slice size (-1: not decoded).
   mutable int64_t touched_slice_size_ = -1;
   mutable std::vector<int64_t> touched_slices_;

@@ -54,7 +54,7 @@ mkdir -p "$out/$mode"
 # --shrink-time 0: these runs count departures; shrinking each (a call per step) is not their job.
 args=(run --backend "python:$module" --python-venv "$venv" --seed 1 --quiet
       --max-bytes 1073741824 --shrink-time 0 --report "$out/$mode/report.json" "$@")
-[[ "$mode" == with ]] && args+=(--known-failures "$known")
+[[ "$mode" == with ]] && args+=(--known-failures "$known" --lint-known-failures)
 # JAX's compile cache (plugins/jax/jax_backend.py) is shared by the workers and later runs only
 # where the worker may write it: every other folder is read-only to the worker.
 if [[ "$module" == */plugins/jax/* ]]; then

@@ -454,6 +454,15 @@ TEST(ReferenceDeparture, FlushDenormalsAsTensorFlowsCpuKernels) {
           ftz);
   ASSERT_TRUE(o.ok());
   EXPECT_EQ(o->data_as<BFloat16>()[0].bits, 0x007f);
+  // XLA upcasts the whole computation: the chosen subnormal comes back flushed.
+  Options xla = ftz;
+  xla.departure.flush_upcast = true;
+  o = run(tensor_scatter(kMin, tensor<BFloat16>({1}, {bsub}), i32({1, 1}, {0}),
+                         tensor<BFloat16>({1}, {bfloat16_from_float(1.0f)})),
+          xla);
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->data_as<BFloat16>()[0].bits, 0);
+  EXPECT_EQ(xla.departure.describe(), "arithmetic=flush_denormals_upcast");
   o = run(tensor_scatter(kMin, tensor<double>({1}, {1e-310}), i32({1, 1}, {0}),
                          tensor<double>({1}, {1.0})),
           ftz);
@@ -520,6 +529,43 @@ TEST(ReferenceDeparture, BadIndexRules) {
   EXPECT_EQ(run(min_row, low32).error().cls, ErrorClass::kBadIndex);
   EXPECT_EQ(Departure{}.describe(), "");
   EXPECT_EQ(wrap.departure.describe(), "negative_indices=wrap");
+}
+
+// Departure::one_row_copied, checked against TF-XLA 2.21 (2026-12-07, this machine's TF venv:
+// tf.function(lambda i, u: tf.scatter_nd(i, u, [3]), jit_compile=True)).
+TEST(ReferenceDeparture, ScatterNdOneRowCopiedAsTfXla) {
+  Options one;
+  one.departure.one_row_copied = true;
+  const auto bits = [](const Outcome& o, int64_t i) {
+    return std::bit_cast<uint32_t>(o->data_as<float>()[i]);
+  };
+  // One row [-0]: XLA gives [-0, 0, 0]; TensorFlow (and the reference without the rule) adds it
+  // to +0.
+  const Case lone = scatter_nd(i32({1, 1}, {0}), f32({1}, {-0.0f}), i32({1}, {3}));
+  Outcome o = run(lone, one);
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(bits(o, 0), 0x80000000u);
+  EXPECT_EQ(bits(o, 1), 0u);
+  EXPECT_EQ(bits(run(lone), 0), 0u);
+  // Two rows, even on different elements ([[0],[1]], [-0, -0]): both add to zeros, +0 and +0.
+  o = run(scatter_nd(i32({2, 1}, {0, 1}), f32({2}, {-0.0f, -0.0f}), i32({1}, {3})), one);
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(bits(o, 0), 0u);
+  EXPECT_EQ(bits(o, 1), 0u);
+  // With the flush rule the one row is still written as it is: XLA keeps 1e-40.
+  one.departure.flush_denormals = true;
+  o = run(scatter_nd(i32({1, 1}, {0}), f32({1}, {1e-40f}), i32({1}, {3})), one);
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(bits(o, 0), std::bit_cast<uint32_t>(1e-40f));
+  // An out-of-range row is dropped under clamp ([[7]], [5]: zeros), and other ops are untouched.
+  one.departure.bad_index = Departure::BadIndex::kClamp;
+  expect_tensor(run(scatter_nd(i32({1, 1}, {7}), f32({1}, {5}), i32({1}, {3})), one),
+                f32({3}, {0, 0, 0}));
+  o = run(tensor_scatter(kAdd, f32({1}, {0}), i32({1, 1}, {0}), f32({1}, {-0.0f})), one);
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(bits(o, 0), 0u);
+  EXPECT_EQ(one.departure.describe(),
+            "bad_index=clamp, arithmetic=flush_denormals, scatter_nd=one_row_copied");
 }
 
 }  // namespace

@@ -631,5 +631,39 @@ TEST(KnownFailureFacts, OutOfRangeIndexFollowsGatherAxisNone) {
   EXPECT_FALSE(CaseView(c, nullptr, nullptr).fact(CaseFact::kOutOfRangeIndex));
 }
 
+// empty_slice: the dims after those an index row addresses hold a 0 (spec "lazy validation": a
+// gather's inner size 0); an outer size 0 or an empty address space is not an empty slice.
+TEST(KnownFailureFacts, EmptySliceIsTheDimsAfterTheAddressedOnes) {
+  const auto empty_slice = [](const Case& c) {
+    return CaseView(c, nullptr, nullptr).fact(CaseFact::kEmptySlice);
+  };
+  Case c;
+  c.op = Op::kGather;
+  c.params = Tensor::from_values<float>(Shape{4, 0}, {});
+  c.indices = Tensor::from_values<int32_t>(Shape{1}, {7});
+  c.axis = Tensor::from_values<int32_t>(Shape{}, {0});
+  EXPECT_TRUE(empty_slice(c));  // inner size 0
+  c.params = Tensor::from_values<float>(Shape{0, 3}, {});
+  c.axis = Tensor::from_values<int32_t>(Shape{}, {1});
+  EXPECT_FALSE(empty_slice(c));  // outer size 0: the slice is [1] after axis 1
+  c.axis = Tensor::from_values<int32_t>(Shape{}, {0});
+  EXPECT_FALSE(empty_slice(c));  // the addressed dim is 0, the slice [3] is not
+  c.op = Op::kGatherNd;
+  c.axis.reset();
+  c.params = Tensor::from_values<float>(Shape{2, 3, 0}, {});
+  c.indices = Tensor::from_values<int32_t>(Shape{1, 2}, {1, 2});
+  EXPECT_TRUE(empty_slice(c));
+  c.indices = Tensor::from_values<int32_t>(Shape{1, 3}, {1, 2, 0});
+  EXPECT_FALSE(empty_slice(c));  // depth 3: a row addresses one element
+  c.op = Op::kScatterNd;
+  c.params.reset();
+  c.shape = Tensor::from_values<int32_t>(Shape{2}, {5, 0});
+  c.indices = Tensor::from_values<int32_t>(Shape{1, 1}, {3});
+  EXPECT_TRUE(empty_slice(c));
+  c.shape = Tensor::from_values<int32_t>(Shape{3}, {5, 0, 2});
+  c.indices = Tensor::from_values<int32_t>(Shape{1, 2}, {3, 0});
+  EXPECT_FALSE(empty_slice(c));
+}
+
 }  // namespace
 }  // namespace gscheck::reports
