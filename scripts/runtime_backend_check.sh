@@ -2,7 +2,9 @@
 # Grade one of the shipped Python-hosted backends (plugins/onnxruntime, plugins/openvino,
 # plugins/litert, plugins/tf_xla, plugins/jax) through the Python host on the corpus and a
 # seeded sweep, in its pinned venv.
-#   with:    gscheck run --known-failures plugins/NAME/NAME_known_failures.json; passes when
+#   with:    gscheck run --known-failures plugins/NAME/NAME_known_failures.json
+#            --lint-known-failures (what `gscheck known-failures check` runs: no entry wider than
+#            the cases it explains, none forgiving an injected bug); passes when
 #            gscheck exits 0 (every departure explained) or 4 (besides, UNSAFE cases that entries
 #            describe: a crash or memory nobody wrote, never green in gscheck's own verdict, which
 #            this check, testing the file, accepts when described) and every entry explained a case.
