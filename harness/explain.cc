@@ -35,10 +35,7 @@ reference::Departure followed_rule(const reports::KnownFailures& known,
       if (d.bad_index == B::kSemantics) d.bad_index = e.follows.bad_index;
     }
     d.wrap_negative = d.wrap_negative || e.follows.wrap_negative;
-    if (e.follows.flush_denormals && !d.flush_denormals) {
-      d.flush_denormals = true;
-      d.flush_upcast = e.follows.flush_upcast;
-    }
+    d.flush_denormals = d.flush_denormals || e.follows.flush_denormals;
     d.any_order_duplicates = d.any_order_duplicates || e.follows.any_order_duplicates;
     d.one_row_copied = d.one_row_copied || e.follows.one_row_copied;
     if (e.follows.int64_low_32_bits && !d.int64_low_32_bits) {

@@ -22,8 +22,7 @@ std::string Departure::describe() const {
       break;
   }
   if (wrap_negative) add("negative_indices=wrap");
-  if (flush_denormals)
-    add(flush_upcast ? "arithmetic=flush_denormals_upcast" : "arithmetic=flush_denormals");
+  if (flush_denormals) add("arithmetic=flush_denormals");
   if (int64_low_32_bits)
     add(cut_after_wrap ? "int64_indices=low_32_bits_after_wrap" : "int64_indices=low_32_bits");
   if (any_order_duplicates) add("duplicates=any_order");

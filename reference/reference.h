@@ -30,9 +30,6 @@ struct Departure {
   /// (tensor_scatter_nd_update, untouched elements, gathers); float16's subnormals are normal
   /// floats, so float16 never flushes. docs/spec_notes.md, "Flush-to-zero".
   bool flush_denormals = false;
-  /// With flush_denormals: the half types run through float32 as a whole, so a bfloat16 min/max
-  /// returns the chosen value flushed, not the chosen operand's bits (XLA's CPU code).
-  bool flush_upcast = false;
   /// An int64 index value is cut to its low 32 bits, read as int32: 2^32 + 1 reads row 1. Before
   /// the negative wrap (OpenVINO converts the indices first), or after it (jax.numpy casts the
   /// wrapped indices with astype: INT64_MIN + dim is cut, not INT64_MIN).

@@ -331,16 +331,13 @@ void sub_flushed(T& o, const T& u) {
     o = flushed(o);
   }
 }
-// min (less(src, dst)) or max (less(dst, src)) under DAZ; the half types keep the bits chosen,
-// or, where the whole computation runs in float32 (upcast: XLA), the chosen value flushed.
+// min (less(src, dst)) or max (less(dst, src)) under DAZ; the half types keep the bits chosen.
 template <class T>
-void min_max_flushed(T& o, const T& u, bool min, bool upcast) {
+void min_max_flushed(T& o, const T& u, bool min) {
   if constexpr (kIsHalf<T>) {
     const float a = daz(to_float(o));
     const float b = daz(to_float(u));
     if (min ? b < a : a < b) o = u;
-    if (upcast && std::fpclassify(to_float(o)) == FP_SUBNORMAL)
-      o = from_float<T>(std::copysign(0.0f, to_float(o)));
   } else {
     const T a = flushed(o);
     const T b = flushed(u);
@@ -379,7 +376,7 @@ int64_t scatter_rows(const Index* ix, const T* upd, T* out, const Geometry& geo,
 
 template <class T, class Index>
 Expected<int64_t> scatter_typed(Op op, const Tensor& indices, const Tensor& updates, Tensor& out,
-                                const Geometry& g, bool flush, bool upcast) {
+                                const Geometry& g, bool flush) {
   const Index* ix = indices.data_as<Index>();
   const T* upd = updates.data_as<T>();
   T* o = out.data_as<T>();
@@ -401,8 +398,8 @@ Expected<int64_t> scatter_typed(Op op, const Tensor& indices, const Tensor& upda
       case Op::kTensorScatterMax:
         if constexpr (kHasMinMaxAll<T>) {
           const bool min = op == Op::kTensorScatterMin;
-          return scatter_rows(ix, upd, o, g, [min, upcast](T* dst, const T* src, int64_t n) {
-            for (int64_t j = 0; j < n; ++j) min_max_flushed(dst[j], src[j], min, upcast);
+          return scatter_rows(ix, upd, o, g, [min](T* dst, const T* src, int64_t n) {
+            for (int64_t j = 0; j < n; ++j) min_max_flushed(dst[j], src[j], min);
           });
         }
         break;
@@ -542,12 +539,11 @@ Outcome run_scatter_nd(const Case& c, const Options& options) {
     return visit_index_dtype(indices.dtype(), [&](auto itag) {
       using Index = typename decltype(itag)::type;
       const reference::Departure& d = options.departure;
-      Expected<int64_t> r = scatter_typed<T, Index>(c.op, indices, updates, *out, g,
-                                                    d.flush_denormals, d.flush_upcast);
+      Expected<int64_t> r =
+          scatter_typed<T, Index>(c.op, indices, updates, *out, g, d.flush_denormals);
       // One row, rewritten as it is over its sum with zeros (an out-of-range row writes nothing).
       if (r.ok() && d.one_row_copied && c.op == Op::kScatterNd && g.rows == 1)
-        return scatter_typed<T, Index>(Op::kTensorScatterUpdate, indices, updates, *out, g, false,
-                                       false);
+        return scatter_typed<T, Index>(Op::kTensorScatterUpdate, indices, updates, *out, g, false);
       return r;
     });
   });

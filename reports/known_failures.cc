@@ -632,13 +632,7 @@ Status read_follows(const Fields& f, KnownFailure& k) {
         {"zero_fill", [](D& d) { d.bad_index = B::kZeroFill; }},
         {"clamp", [](D& d) { d.bad_index = B::kClamp; }}}},
       {"negative_indices", {{"wrap", [](D& d) { d.wrap_negative = true; }}}},
-      {"arithmetic",
-       {{"flush_denormals", [](D& d) { d.flush_denormals = true; }},
-        {"flush_denormals_upcast",
-         [](D& d) {
-           d.flush_denormals = true;
-           d.flush_upcast = true;
-         }}}},
+      {"arithmetic", {{"flush_denormals", [](D& d) { d.flush_denormals = true; }}}},
       {"int64_indices",
        {{"low_32_bits", [](D& d) { d.int64_low_32_bits = true; }},
         {"low_32_bits_after_wrap",
