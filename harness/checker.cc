@@ -377,14 +377,16 @@ CaseResult CaseChecker::grade(const CaseFile& f, const std::string& file) {
     }
     return r;
   }
-  if (!reports::is_failure(r.verdict) || !g.want) return r;
-  // A failing generated case becomes a regression: the reference's outcome as its expect.
+  const bool xfail = r.verdict == reports::Verdict::kXfail;
+  if ((!reports::is_failure(r.verdict) && !xfail) || !g.want) return r;
+  // A failing generated case becomes a regression: the reference's outcome as its expect. An
+  // XFAIL one is saved too, so that every case a report or page lists replays by itself.
   if (file.empty()) {
     auto path = save_regression(opts_.failed_cases_dir,
                                 {f.c, *g.want, opts_.found_by, caps.name, r.reason});
     if (path.ok()) r.repro = replay_command(caps.name, *path, opts_.repeat, caps.replay_flags);
   }
-  if (opts_.shrink_seconds > 0 && !g.signature.empty()) shrink(f, g, r);
+  if (opts_.shrink_seconds > 0 && !g.signature.empty() && !xfail) shrink(f, g, r);
   return r;
 }
 

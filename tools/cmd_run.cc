@@ -67,8 +67,9 @@ constexpr const char* kUsage =
     "backend\n"
     "                   claims). `--semantics tf-cpu` on the reference draws the cases of\n"
     "                   `gscheck export --include-invalid` with the same seed, size and fraction\n"
-    "  --report FILE    write the JSON report; failing random cases are saved as case files in\n"
-    "                   failed_cases/ next to it. '-': the report on stdout (the text then goes\n"
+    "  --report FILE    write the JSON report; failing and XFAIL random cases are saved as case\n"
+    "                   files in failed_cases/ next to it, each case's repro names its file.\n"
+    "                   '-': the report on stdout (the text then goes\n"
     "                   to stderr; no case files are saved)\n" GSCHECK_SHRINK_USAGE
     "  --junit FILE     write JUnit XML ('-': on stdout, as --report -)\n"
     "  --max-bytes N    memory budget for one case's tensors, given to every backend (default\n"

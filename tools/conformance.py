@@ -4,8 +4,9 @@
 Each REPORT is the JSON of `gscheck run --report FILE` (reports/report.schema.json) for one
 implementation; `LABEL=FILE` names its column (default: the backend's name). The table crosses
 implementation (and semantics profile) with op x dtype x API level; each cell counts its cases as
-agrees / differs by rule (an XFAIL, naming the known-failures entry) / differs / crashes /
-unimplemented / skipped. Reports are read as a stream, one case at a time, and at most
+agrees / follows another rule (an XFAIL graded bit for bit against the reference under the rule
+its known-failures entry names) / differs, forgiven by an entry (an XFAIL of another kind) /
+wrong / unsafe / unimplemented / skipped. Reports are read as a stream, one case at a time, and at most
 --cases-per-cell failing cases per cell, kind and verdict are kept for the page.
 
 Exit status: 0 written, 2 bad input (the message names the file and the field) or bad usage.
@@ -28,12 +29,15 @@ APIS = ["python", "kernel"]
 VERDICTS = ["PASSED", "FAILED", "MISTRUSTED", "UNIMPLEMENTED", "NONDETERMINISTIC", "SKIPPED",
             "XFAIL", "XPASS", "DECLINED", "UNSAFE"]
 # (key, words, glyph), in the order a cell lists them; a cell's colour is its worst kind.
-KINDS = [("agree", "agrees", "✓"), ("rule", "differs by rule (known failure)", "≈"),
-         ("differ", "differs (unexplained)", "✗"),
+KINDS = [("agree", "agrees", "✓"),
+         ("follows", "follows another rule (named by its known failure; graded bit for bit)", "≡"),
+         ("rule", "differs, forgiven by a known failure (an error, a decline, or values "
+                  "unchecked)", "≈"),
+         ("differ", "wrong: differs, unexplained", "✗"),
          ("crash", "unsafe: crashes, hangs or returns memory nobody wrote", "☠"),
          ("skipped", "skipped (over the memory budget)", "⊘"),
          ("unimpl", "unimplemented (outside the declared contract)", "○")]
-WORST_FIRST = ["crash", "differ", "rule", "agree", "skipped", "unimpl"]
+WORST_FIRST = ["crash", "differ", "rule", "follows", "agree", "skipped", "unimpl"]
 MAX_VALUE_CHARS = 256 << 20  # one JSON value (a case) larger than this is not a report
 CHUNK = 1 << 20
 UNPARSED = "(no op: file unparsed or unread)"
@@ -264,8 +268,18 @@ def kind_of(c):
     if v in ("PASSED", "XPASS"):
         return "agree"
     if v == "XFAIL":
+        # Every explained difference the reference under a followed rule's prediction.
+        groups = (c.get("differences") or {}).get("explained") or []
+        if groups and all(isinstance(g, dict) and str(g.get("example", "")).startswith("follows ")
+                          for g in groups):
+            return "follows"
         return "rule"
     return "differ"  # FAILED, DECLINED, NONDETERMINISTIC, MISTRUSTED
+
+
+def ref_kind(cell):
+    """The kind a cell's R-numbers follow: its entries explain its ≈ and ≡ cases."""
+    return "rule" if cell.kinds["rule"] else "follows"
 
 
 def _cut(s, n):
@@ -333,7 +347,7 @@ class Cell:
         if kind == "unimpl" and not self.unimpl_reason:
             self.unimpl_reason = _cut(c["reason"], 300)
         # Kept per kind and verdict: a cell's FAILED cases are not crowded out by its DECLINED.
-        if kind in ("rule", "differ", "crash") and self.kept[kind, c["verdict"]] < cap:
+        if kind in ("follows", "rule", "differ", "crash") and self.kept[kind, c["verdict"]] < cap:
             self.kept[kind, c["verdict"]] += 1
             self.examples.append(case_summary(c, kind))
 
@@ -491,7 +505,7 @@ class Table:
         for k, _, g in KINDS:
             if cell.kinds[k]:
                 part = f"{g}{cell.kinds[k]}"
-                if k == "rule":
+                if k == ref_kind(cell):
                     part += " (" + ",".join(self.refs(col, cell)) + ")"
                 parts.append(part)
         return " ".join(parts)
@@ -550,7 +564,7 @@ def implementations_md(t):
 def legend_md():
     return ["Cell: " + ", ".join(f"`{g}N` {w}" for _, w, g in KINDS) +
             "; N is the number of cases. `(R3)` names the known-failures entries (below) that "
-            "explain the cell's `≈` cases. `·`: no case."]
+            "explain the cell's `≈` and `≡` cases. `·`: no case."]
 
 
 def markdown(t, meta):
@@ -639,7 +653,7 @@ th small{font-weight:400;color:#546e7a;display:block}
 td.cell{cursor:pointer;white-space:nowrap;font-variant-numeric:tabular-nums;min-width:70px}
 td.cell:hover,td.cell:focus{outline:2px solid #1565c0;outline-offset:-2px}
 td.sel{outline:3px solid #0d47a1 !important;outline-offset:-3px}
-.k-agree{background:#c8e6c9}.k-rule{background:#ffe082}.k-differ{background:#ef9a9a}
+.k-agree{background:#c8e6c9}.k-follows{background:#bbdefb}.k-rule{background:#ffe082}.k-differ{background:#ef9a9a}
 .k-crash{background:#b71c1c;color:#fff}.k-unimpl{background:#e0e0e0;color:#616161}
 .k-skipped{background:#cfd8dc;color:#37474f}.k-empty{background:#fff;color:#bbb;cursor:default}
 .legend span.sw{display:inline-block;padding:1px 8px;margin:0 4px 4px 0;border:1px solid #b0bec5;border-radius:3px}
@@ -653,6 +667,9 @@ td.sel{outline:3px solid #0d47a1 !important;outline-offset:-3px}
 .case.k-crash{border-left-color:#b71c1c;background:#fff;color:inherit}
 .case.k-differ{border-left-color:#e53935;background:#fff}
 .case.k-rule{border-left-color:#ffb300;background:#fff}
+.case.k-follows{border-left-color:#1e88e5;background:#fff}
+#pick label{display:inline-block;margin:0 10px 4px 0;white-space:nowrap}
+#pick button{margin-right:6px}
 .case .name{font-weight:600;word-break:break-all}
 .badge{display:inline-block;font-size:12px;padding:0 6px;border-radius:3px;background:#455a64;color:#fff;margin-right:4px}
 pre.repro{background:#263238;color:#e0f2f1;padding:5px 8px;border-radius:3px;white-space:pre-wrap;word-break:break-all;margin:4px 0}
@@ -670,7 +687,30 @@ JS = r"""
   var data = JSON.parse(document.getElementById('conformance-data').textContent);
   var panel = document.getElementById('panel');
   var body = document.getElementById('panel-body');
-  var selected = null;
+  var selected = null, cellId = null;
+  // The implementations shown (#pick): a style rule hides each other one's columns.
+  var picks = [].slice.call(document.querySelectorAll('#pick input[data-pick]'));
+  function shownList() {
+    return picks.filter(function (b) { return b.checked; }).map(function (b) { return b.getAttribute('data-pick'); });
+  }
+  function setHash() {
+    var parts = [], shown = shownList();
+    if (shown.length !== picks.length) parts.push('show=' + shown.join(','));
+    if (cellId !== null) parts.push('cell=' + cellId);
+    if (history.replaceState) history.replaceState(null, '', '#' + parts.join('&'));
+  }
+  function applyPicks() {
+    document.getElementById('pick-style').textContent = picks.filter(function (b) { return !b.checked; })
+      .map(function (b) { return '[data-impl="' + b.getAttribute('data-pick') + '"]{display:none}'; }).join('\n');
+    setHash();
+  }
+  picks.forEach(function (b) { b.addEventListener('change', applyPicks); });
+  document.getElementById('pick-all').addEventListener('click', function () { picks.forEach(function (b) { b.checked = true; }); applyPicks(); });
+  document.getElementById('pick-none').addEventListener('click', function () { picks.forEach(function (b) { b.checked = false; }); applyPicks(); });
+  window.conformancePick = function (ids) {
+    picks.forEach(function (b) { b.checked = ids.indexOf(b.getAttribute('data-pick')) >= 0; });
+    applyPicks();
+  };
   function el(tag, cls, text) {
     var e = document.createElement(tag);
     if (cls) e.className = cls;
@@ -747,7 +787,8 @@ JS = r"""
     panel.classList.add('open');
     document.body.classList.add('panel-open');
     panel.scrollTop = 0;
-    if (history.replaceState) history.replaceState(null, '', '#cell=' + id);
+    cellId = id;
+    setHash();
   }
   document.querySelectorAll('td.cell[data-cell]').forEach(function (td) {
     td.addEventListener('click', function () { show(td.getAttribute('data-cell')); });
@@ -757,9 +798,12 @@ JS = r"""
     panel.classList.remove('open');
     document.body.classList.remove('panel-open');
     if (selected) selected.classList.remove('sel');
-    if (history.replaceState) history.replaceState(null, '', '#');
+    cellId = null;
+    setHash();
   });
-  var m = /^#cell=(\d+)$/.exec(location.hash);
+  var sm = /(?:^#|&)show=([\d,]*)(?:&|$)/.exec(location.hash);
+  var m = /(?:^#|&)cell=(\d+)(?:&|$)/.exec(location.hash);
+  if (sm) window.conformancePick(sm[1] ? sm[1].split(',') : []);
   if (m) show(m[1]);
   window.conformanceShow = show;
 })();
@@ -781,7 +825,7 @@ def html_page(t, meta):
     def cell_td(col, key, title):
         cell = t.cells.get(key)
         if cell is None or cell.total() == 0:
-            return '<td class="cell k-empty">·</td>'
+            return f'<td class="cell k-empty" data-impl="{col.idx}">·</td>'
         cid = str(len(cells))
         cell_ids[key] = cid
         refs = t.refs(col, cell)
@@ -791,20 +835,22 @@ def html_page(t, meta):
                       "verdicts": {v: cell.verdicts[v] for v in VERDICTS if cell.verdicts[v]},
                       "index_dtypes": dict(cell.index_dtypes), "crashes": dict(cell.crashes),
                       "unimpl_reason": cell.unimpl_reason, "rules": refs,
-                      "failing": cell.kinds["rule"] + cell.kinds["differ"] + cell.kinds["crash"],
+                      "failing": sum(cell.kinds[k] for k in ("follows", "rule", "differ", "crash")),
                       "examples": cell.examples}
         parts = []
         for k, words, g in KINDS:
             if cell.kinds[k]:
-                extra = f' <small>{",".join(refs)}</small>' if k == "rule" else ""
+                extra = f' <small>{",".join(refs)}</small>' if k == ref_kind(cell) else ""
                 parts.append(f'<span title="{_h(words)}">{g}{cell.kinds[k]}</span>{extra}')
         kinds = " ".join(f"{k}={cell.kinds[k]}" for k, _, _ in KINDS if cell.kinds[k])
         return (f'<td class="cell k-{cell.worst()}" tabindex="0" data-cell="{cid}" '
+                f'data-impl="{col.idx}" '
                 f'data-kinds="{_h(kinds)}" '
                 f'title="{_h(title)}">{" ".join(parts)}</td>')
 
     cols = t.columns
-    colhead = "".join(f'<th data-label="{_h(c.label)}" data-semantics="{_h(c.semantics)}">'
+    colhead = "".join(f'<th data-label="{_h(c.label)}" data-semantics="{_h(c.semantics)}" '
+                      f'data-impl="{c.idx}">'
                       f'{_h(c.label)}<small>{_h(c.semantics)}</small></th>' for c in cols)
     o = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
          '<meta name="viewport" content="width=device-width,initial-scale=1">',
@@ -819,8 +865,18 @@ def html_page(t, meta):
         f'<span class="sw k-{k}">{g} {_h(w)}</span>' for k, w, g in KINDS) +
         "</p><p class=muted>Each cell counts its cases by kind; its colour is its worst kind. "
         "R<i>n</i> names the known-failures entries (listed at the end) that explain its ≈ "
-        "cases. "
+        "and ≡ cases. "
         f"At most {t.cap} cases per cell, kind and verdict are kept on this page.</p>")
+    # The implementations to compare: one screen per runtime instead of fourteen columns.
+    shown = sorted({c.idx for c in cols})
+    o.append('<h2>Compare</h2><p id="pick" class="legend">'
+             '<button type="button" id="pick-all">all</button>'
+             '<button type="button" id="pick-none">none</button>' + "".join(
+                 f'<label><input type="checkbox" data-pick="{i}" checked> '
+                 f'{_h(t.reports[i]["label"])}</label>' for i in shown) +
+             '</p><p class=muted>Tick the implementations to show; the choice is kept in the '
+             'address (<code>#show=0,3</code>), so a link opens the same screen.</p>'
+             '<style id="pick-style"></style>')
     o.append(f'<h2 id="overview">Overview: all dtypes and API levels</h2><div class=wrap>'
              f'<table id="overview-table"><tr><th>op</th>{colhead}</tr>')
     for op in t.ops:
