@@ -38,6 +38,11 @@ reference::Departure followed_rule(const reports::KnownFailures& known,
     d.flush_denormals = d.flush_denormals || e.follows.flush_denormals;
     d.any_order_duplicates = d.any_order_duplicates || e.follows.any_order_duplicates;
     d.one_row_copied = d.one_row_copied || e.follows.one_row_copied;
+    if (e.follows.min_max_tie != reference::Departure::MinMaxTie::kKeep) {
+      using T = reference::Departure::MinMaxTie;
+      conflict = conflict || (d.min_max_tie != T::kKeep && d.min_max_tie != e.follows.min_max_tie);
+      if (d.min_max_tie == T::kKeep) d.min_max_tie = e.follows.min_max_tie;
+    }
     if (e.follows.int64_low_32_bits && !d.int64_low_32_bits) {
       d.int64_low_32_bits = true;
       d.cut_after_wrap = e.follows.cut_after_wrap;

@@ -27,6 +27,8 @@ std::string Departure::describe() const {
     add(cut_after_wrap ? "int64_indices=low_32_bits_after_wrap" : "int64_indices=low_32_bits");
   if (any_order_duplicates) add("duplicates=any_order");
   if (one_row_copied) add("scatter_nd=one_row_copied");
+  if (min_max_tie == MinMaxTie::kUpdate) add("min_max_ties=update");
+  if (min_max_tie == MinMaxTie::kXla) add("min_max_ties=xla");
   return s;
 }
 

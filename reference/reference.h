@@ -45,13 +45,21 @@ struct Departure {
   /// whose algebraic simplifier turns it into a dynamic-update-slice). An out-of-range row is
   /// still dropped or raised by the bad-index rule.
   bool one_row_copied = false;
+  /// What a min or max does where neither operand is less (equal values, ±0, a NaN):
+  /// TensorFlow keeps the tensor's element; ONNX Runtime takes the update; XLA's CPU code orders
+  /// the zeros (-0 below +0), keeps a NaN in the tensor, and stores a NaN update with the
+  /// operands' signs or'd (min) or and'd (max): min(-2, NaN) is -NaN, max(-2, NaN) is +NaN.
+  enum class MinMaxTie : unsigned char { kKeep, kUpdate, kXla };
+  MinMaxTie min_max_tie = MinMaxTie::kKeep;
 
   bool any() const {
     return bad_index != BadIndex::kSemantics || wrap_negative || flush_denormals ||
-           int64_low_32_bits || any_order_duplicates || one_row_copied;
+           int64_low_32_bits || any_order_duplicates || one_row_copied ||
+           min_max_tie != MinMaxTie::kKeep;
   }
   /// "bad_index=clamp, negative_indices=wrap, arithmetic=flush_denormals,
-  /// int64_indices=low_32_bits, duplicates=any_order, scatter_nd=one_row_copied" ("" for none).
+  /// int64_indices=low_32_bits, duplicates=any_order, scatter_nd=one_row_copied,
+  /// min_max_ties=update" ("" for none).
   std::string describe() const;
 };
 

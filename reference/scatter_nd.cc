@@ -290,6 +290,82 @@ bool less(const T& a, const T& b) {
   }
 }
 
+// -1 for -0, +1 for +0, 0 for anything else (every non-float type).
+template <class T>
+int zero_sign(const T& x) {
+  if constexpr (kIsHalf<T>) {
+    return zero_sign(to_float(x));
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return x == 0 ? (std::signbit(x) ? -1 : 1) : 0;
+  } else {
+    return 0;
+  }
+}
+
+template <class T>
+bool nan_value(const T& x) {
+  if constexpr (kIsHalf<T>) {
+    return std::isnan(to_float(x));
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return std::isnan(x);
+  } else {
+    return false;
+  }
+}
+
+template <class T>
+bool sign_bit(const T& x) {
+  if constexpr (kIsHalf<T>) {
+    return (x.bits & 0x8000) != 0;
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return std::signbit(x);
+  } else {
+    return false;
+  }
+}
+
+// x with its sign bit set to neg, the payload kept (a NaN's too).
+template <class T>
+T with_sign(T x, bool neg) {
+  if constexpr (kIsHalf<T>) {
+    x.bits = static_cast<uint16_t>((x.bits & 0x7fff) | (neg ? 0x8000 : 0));
+    return x;
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return std::copysign(x, neg ? T(-1) : T(1));
+  } else {
+    return x;
+  }
+}
+
+// Whether the update u replaces o in a min (less(u, o)) or max (less(o, u)); where neither is
+// less (equal, or a NaN) TensorFlow keeps o, and Departure::MinMaxTie says otherwise.
+template <class T>
+bool update_wins(const T& o, const T& u, bool min, Departure::MinMaxTie tie) {
+  if (min ? less(u, o) : less(o, u)) return true;
+  if (min ? less(o, u) : less(u, o)) return false;
+  switch (tie) {
+    case Departure::MinMaxTie::kKeep:
+      return false;
+    case Departure::MinMaxTie::kUpdate:
+      return true;
+    case Departure::MinMaxTie::kXla: {
+      if (nan_value(o)) return false;
+      if (nan_value(u)) return true;
+      const int so = zero_sign(o), su = zero_sign(u);
+      return so != 0 && su != 0 && so != su && (min ? su < 0 : su > 0);
+    }
+  }
+  return false;
+}
+
+// The value an update that wins stores: itself, except XLA's NaN update, whose sign is the
+// operands' signs or'd (min) or and'd (max).
+template <class T>
+T stored(const T& o, const T& u, bool min, Departure::MinMaxTie tie) {
+  if (tie != Departure::MinMaxTie::kXla || !nan_value(u)) return u;
+  return with_sign(u, min ? (sign_bit(o) || sign_bit(u)) : (sign_bit(o) && sign_bit(u)));
+}
+
 // Departure::flush_denormals: TensorFlow's CPU kernels run with x86's FTZ and DAZ set. Measured
 // with TensorFlow 2.21 (docs/spec_notes.md, "Flush-to-zero"): float32/float64/complex add, sub
 // and min/max flush every subnormal operand and result (min(1e-40f, 1.0f) is +0); bfloat16 adds
@@ -331,17 +407,15 @@ void sub_flushed(T& o, const T& u) {
     o = flushed(o);
   }
 }
-// min (less(src, dst)) or max (less(dst, src)) under DAZ; the half types keep the bits chosen.
+// min or max under DAZ; the half types keep the bits chosen.
 template <class T>
-void min_max_flushed(T& o, const T& u, bool min) {
+void min_max_flushed(T& o, const T& u, bool min, Departure::MinMaxTie tie) {
   if constexpr (kIsHalf<T>) {
-    const float a = daz(to_float(o));
-    const float b = daz(to_float(u));
-    if (min ? b < a : a < b) o = u;
+    if (update_wins(daz(to_float(o)), daz(to_float(u)), min, tie)) o = stored(o, u, min, tie);
   } else {
     const T a = flushed(o);
     const T b = flushed(u);
-    o = (min ? less(b, a) : less(a, b)) ? b : a;
+    o = update_wins(a, b, min, tie) ? stored(a, b, min, tie) : a;
   }
 }
 
@@ -376,7 +450,8 @@ int64_t scatter_rows(const Index* ix, const T* upd, T* out, const Geometry& geo,
 
 template <class T, class Index>
 Expected<int64_t> scatter_typed(Op op, const Tensor& indices, const Tensor& updates, Tensor& out,
-                                const Geometry& g, bool flush) {
+                                const Geometry& g, bool flush,
+                                Departure::MinMaxTie tie = Departure::MinMaxTie::kKeep) {
   const Index* ix = indices.data_as<Index>();
   const T* upd = updates.data_as<T>();
   T* o = out.data_as<T>();
@@ -398,8 +473,8 @@ Expected<int64_t> scatter_typed(Op op, const Tensor& indices, const Tensor& upda
       case Op::kTensorScatterMax:
         if constexpr (kHasMinMaxAll<T>) {
           const bool min = op == Op::kTensorScatterMin;
-          return scatter_rows(ix, upd, o, g, [min](T* dst, const T* src, int64_t n) {
-            for (int64_t j = 0; j < n; ++j) min_max_flushed(dst[j], src[j], min);
+          return scatter_rows(ix, upd, o, g, [min, tie](T* dst, const T* src, int64_t n) {
+            for (int64_t j = 0; j < n; ++j) min_max_flushed(dst[j], src[j], min, tie);
           });
         }
         break;
@@ -429,18 +504,18 @@ Expected<int64_t> scatter_typed(Op op, const Tensor& indices, const Tensor& upda
       }
       break;
     case Op::kTensorScatterMin:
-      if constexpr (kHasMinMaxAll<T>) {
-        return scatter_rows(ix, upd, o, g, [](T* dst, const T* src, int64_t n) {
-          for (int64_t j = 0; j < n; ++j)
-            if (less(src[j], dst[j])) dst[j] = src[j];
-        });
-      }
-      break;
     case Op::kTensorScatterMax:
       if constexpr (kHasMinMaxAll<T>) {
-        return scatter_rows(ix, upd, o, g, [](T* dst, const T* src, int64_t n) {
+        const bool min = op == Op::kTensorScatterMin;
+        if (tie == Departure::MinMaxTie::kKeep) {  // TensorFlow's: the common path stays lean
+          return scatter_rows(ix, upd, o, g, [min](T* dst, const T* src, int64_t n) {
+            for (int64_t j = 0; j < n; ++j)
+              if (min ? less(src[j], dst[j]) : less(dst[j], src[j])) dst[j] = src[j];
+          });
+        }
+        return scatter_rows(ix, upd, o, g, [min, tie](T* dst, const T* src, int64_t n) {
           for (int64_t j = 0; j < n; ++j)
-            if (less(dst[j], src[j])) dst[j] = src[j];
+            if (update_wins(dst[j], src[j], min, tie)) dst[j] = stored(dst[j], src[j], min, tie);
         });
       }
       break;
@@ -539,8 +614,8 @@ Outcome run_scatter_nd(const Case& c, const Options& options) {
     return visit_index_dtype(indices.dtype(), [&](auto itag) {
       using Index = typename decltype(itag)::type;
       const reference::Departure& d = options.departure;
-      Expected<int64_t> r =
-          scatter_typed<T, Index>(c.op, indices, updates, *out, g, d.flush_denormals);
+      Expected<int64_t> r = scatter_typed<T, Index>(c.op, indices, updates, *out, g,
+                                                    d.flush_denormals, d.min_max_tie);
       // One row, rewritten as it is over its sum with zeros (an out-of-range row writes nothing).
       if (r.ok() && d.one_row_copied && c.op == Op::kScatterNd && g.rows == 1)
         return scatter_typed<T, Index>(Op::kTensorScatterUpdate, indices, updates, *out, g, false);

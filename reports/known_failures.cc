@@ -642,6 +642,9 @@ Status read_follows(const Fields& f, KnownFailure& k) {
          }}}},
       {"duplicates", {{"any_order", [](D& d) { d.any_order_duplicates = true; }}}},
       {"scatter_nd", {{"one_row_copied", [](D& d) { d.one_row_copied = true; }}}},
+      {"min_max_ties",
+       {{"update", [](D& d) { d.min_max_tie = D::MinMaxTie::kUpdate; }},
+        {"xla", [](D& d) { d.min_max_tie = D::MinMaxTie::kXla; }}}},
   };
   std::vector<const char*> parts;
   std::string all;

@@ -522,6 +522,64 @@ TEST(ReferenceDeparture, BadIndexRules) {
   EXPECT_EQ(wrap.departure.describe(), "negative_indices=wrap");
 }
 
+// Departure::MinMaxTie, checked on 2026-12-07 (this machine's venvs): tensor [t], update [u] at
+// row 0, float32. ONNX Runtime returns the update on every tie; XLA (jax) orders the zeros.
+TEST(ReferenceDeparture, MinMaxTiesAsOnnxRuntimeAndXla) {
+  struct Row {
+    Op op;
+    float t, u;
+    uint32_t keep, update, ordered;  // TensorFlow, ONNX Runtime, XLA
+  };
+  const Row rows[] = {
+      {kMin, 0.0f, -0.0f, 0x00000000, 0x80000000, 0x80000000},
+      {kMin, -0.0f, 0.0f, 0x80000000, 0x00000000, 0x80000000},
+      {kMax, 0.0f, -0.0f, 0x00000000, 0x80000000, 0x00000000},
+      {kMax, -0.0f, 0.0f, 0x80000000, 0x00000000, 0x00000000},
+      {kMin, 1.0f, 2.0f, 0x3f800000, 0x3f800000, 0x3f800000},
+  };
+  using Tie = Departure::MinMaxTie;
+  for (const Row& r : rows) {
+    const Case c = tensor_scatter(r.op, f32({1}, {r.t}), i32({1, 1}, {0}), f32({1}, {r.u}));
+    for (auto [tie, want] : {std::pair{Tie::kKeep, r.keep}, std::pair{Tie::kUpdate, r.update},
+                             std::pair{Tie::kXla, r.ordered}}) {
+      Options o;
+      o.departure.min_max_tie = tie;
+      const Outcome out = run(c, o);
+      ASSERT_TRUE(out.ok());
+      EXPECT_EQ(std::bit_cast<uint32_t>(out->data_as<float>()[0]), want)
+          << op_name(r.op) << "(" << r.t << ", " << r.u << ") tie " << static_cast<int>(tie);
+    }
+  }
+  // The half types and the flush path take the rule too.
+  Options o;
+  o.departure.min_max_tie = Tie::kXla;
+  Outcome h = run(tensor_scatter(kMin, tensor<BFloat16>({1}, {BFloat16{0x0000}}), i32({1, 1}, {0}),
+                                 tensor<BFloat16>({1}, {BFloat16{0x8000}})),
+                  o);
+  ASSERT_TRUE(h.ok());
+  EXPECT_EQ(h->data_as<BFloat16>()[0].bits, 0x8000);
+  o.departure.flush_denormals = true;
+  h = run(tensor_scatter(kMax, f32({1}, {-0.0f}), i32({1, 1}, {0}), f32({1}, {1e-40f})), o);
+  ASSERT_TRUE(h.ok());
+  EXPECT_EQ(std::bit_cast<uint32_t>(h->data_as<float>()[0]), 0u);  // +0 (1e-40 read as +0)
+  EXPECT_EQ(o.departure.describe(), "arithmetic=flush_denormals, min_max_ties=xla");
+  // XLA's NaNs (jnp, 2026-12-07): a NaN in the tensor stays; a NaN update takes the signs or'd
+  // (min) or and'd (max).
+  o.departure.flush_denormals = false;
+  const auto f64bits = [&](Op op, double t, uint64_t u) {
+    const Outcome r = run(tensor_scatter(op, tensor<double>({1}, {t}), i32({1, 1}, {0}),
+                                         tensor<double>({1}, {std::bit_cast<double>(u)})),
+                          o);
+    return r.ok() ? std::bit_cast<uint64_t>(r->data_as<double>()[0]) : 0;
+  };
+  EXPECT_EQ(f64bits(kMin, -2.0, 0x7ff8000000000aaaull), 0xfff8000000000aaaull);
+  EXPECT_EQ(f64bits(kMax, -2.0, 0x7ff8000000000aaaull), 0x7ff8000000000aaaull);
+  EXPECT_EQ(f64bits(kMin, 2.0, 0xfff8000000000bbbull), 0xfff8000000000bbbull);
+  EXPECT_EQ(f64bits(kMax, 2.0, 0xfff8000000000bbbull), 0x7ff8000000000bbbull);
+  EXPECT_EQ(f64bits(kMin, std::bit_cast<double>(0xfff8000000000bbbull), 0x7ff8000000000aaaull),
+            0xfff8000000000bbbull);
+}
+
 // Departure::one_row_copied, checked against TF-XLA 2.21 (2026-12-07, this machine's TF venv:
 // tf.function(lambda i, u: tf.scatter_nd(i, u, [3]), jit_compile=True)).
 TEST(ReferenceDeparture, ScatterNdOneRowCopiedAsTfXla) {
