@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 #include "compare/elements.h"
@@ -19,7 +20,8 @@ constexpr CaseFact kAllFacts[] = {
     CaseFact::kSubnormalInput,   CaseFact::kNanInput,      CaseFact::kDuplicateDestinations,
     CaseFact::kEmptyOutput,      CaseFact::kNegativeIndex, CaseFact::kUpdatesRankBelowIndices,
     CaseFact::kNonzeroBatchDims, CaseFact::kOtherPolicy,   CaseFact::kOutOfRangeIndex,
-    CaseFact::kEmptySlice};
+    CaseFact::kEmptySlice,       CaseFact::kRankOver64,    CaseFact::kIndexOutsideInt32,
+    CaseFact::kDimOverInt32,     CaseFact::kDepthZero};
 
 Error bad(const std::string& path, const std::string& where, const std::string& what) {
   return Error{ErrorClass::kParse, path + ": " + where + ": " + what};
@@ -186,6 +188,14 @@ std::string_view case_fact_name(CaseFact f) {
       return "out_of_range_index";
     case CaseFact::kEmptySlice:
       return "empty_slice";
+    case CaseFact::kRankOver64:
+      return "rank_over_64";
+    case CaseFact::kIndexOutsideInt32:
+      return "index_outside_int32";
+    case CaseFact::kDimOverInt32:
+      return "dim_over_int32";
+    case CaseFact::kDepthZero:
+      return "depth_zero";
     case CaseFact::kCount:
       break;
   }
@@ -306,6 +316,35 @@ bool CaseView::fact(CaseFact f) const {
       break;
     case CaseFact::kEmptySlice:
       v = empty_slice(c_);
+      break;
+    case CaseFact::kRankOver64:  // NumPy's NPY_MAXDIMS: what a Python-hosted backend can view
+      for (const std::optional<Tensor>* in : {&c_.params, &c_.tensor, &c_.updates, &c_.indices})
+        v = v || (*in && (*in)->shape().rank() > 64);
+      v = v || (tf_ && tf_->ok() && tf_->value().shape().rank() > 64) ||
+          (expect_ && expect_->output && expect_->output->shape().rank() > 64);
+      break;
+    case CaseFact::kDimOverInt32: {
+      const auto over = [](const Shape& s) {
+        for (int64_t d : s.dims())
+          if (d > INT32_MAX) return true;
+        return false;
+      };
+      for (const std::optional<Tensor>* in : {&c_.params, &c_.tensor, &c_.updates, &c_.indices})
+        v = v || (*in && over((*in)->shape()));
+      if (c_.op == Op::kScatterNd && c_.shape && is_integer(c_.shape->dtype()))
+        for (int64_t i = 0; i < c_.shape->num_elements() && !v; ++i)
+          v = c_.shape->int_at(i) > INT32_MAX;
+      v = v || (tf_ && tf_->ok() && over(tf_->value().shape()));
+      break;
+    }
+    case CaseFact::kDepthZero:
+      v = c_.op != Op::kGather && c_.indices && c_.indices->shape().rank() > 0 &&
+          c_.indices->shape().dim(c_.indices->shape().rank() - 1) == 0;
+      break;
+    case CaseFact::kIndexOutsideInt32:
+      if (c_.indices && c_.indices->dtype() == DType::kInt64)
+        for (int64_t i = 0, n = c_.indices->num_elements(); i < n && !v; ++i)
+          v = c_.indices->int_at(i) < INT32_MIN || c_.indices->int_at(i) > INT32_MAX;
       break;
     case CaseFact::kCount:
       break;

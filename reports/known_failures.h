@@ -34,11 +34,16 @@ enum class CaseFact : unsigned char {
   kOtherPolicy,              ///< bad_indices_policy is neither "" nor "DEFAULT"
   kOutOfRangeIndex,          ///< an index (coordinate) outside its dimension: below 0 or >= it
   kEmptySlice,               ///< the slice one index row moves has no elements
+  kRankOver64,               ///< an input, or TensorFlow's output, has more than 64 dimensions
+  kIndexOutsideInt32,        ///< an index value below INT32_MIN or above INT32_MAX
+  kDimOverInt32,             ///< a dimension (or scatter_nd shape value) above INT32_MAX
+  kDepthZero,                ///< index rows of depth 0: indices.shape[-1] == 0
   kCount,                    ///< not a fact: how many there are
 };
 /// "subnormal_input", "nan_input", "duplicate_destinations", "empty_output", "negative_index",
 /// "updates_rank_below_indices_rank_minus_1", "nonzero_batch_dims", "non_default_policy",
-/// "out_of_range_index", "empty_slice".
+/// "out_of_range_index", "empty_slice", "rank_over_64", "index_outside_int32",
+/// "dim_over_int32", "depth_zero".
 std::string_view case_fact_name(CaseFact f);
 
 /// What an entry forgives where its predicate holds.

@@ -9,6 +9,9 @@ The target's contract and answers pass through, except for the kind's bug (GSCHE
   abort              a gather of int32 params aborts the process
   bad_index          a gather with a non-empty output raises BadIndex
   declined           every tensor_scatter_nd_add is declined (Unimplemented)
+  declined_own_words every gather is declined in the words of the shipped files' host-rank
+                     entries ("numpy allows at most 64 dimensions"): an entry selected by its
+                     text alone would forgive it
   wrong_value        tensor_scatter_nd_min/max: 1 added to element 0 (a wrong value)
   flush16            float16 subnormals of a scatter's output flushed to zero
   flush_untouched    float32 subnormals of an add/sub/min/max output flushed (untouched too)
@@ -25,8 +28,8 @@ import numpy as np
 
 _TARGET = os.environ.get("GSCHECK_INJECT_TARGET", "")
 _KIND = os.environ.get("GSCHECK_INJECT", "")
-_KINDS = {"none", "abort", "bad_index", "declined", "wrong_value", "flush16", "flush_untouched",
-          "wrapped_garbage", "large_one_element"}
+_KINDS = {"none", "abort", "bad_index", "declined", "declined_own_words", "wrong_value",
+          "flush16", "flush_untouched", "wrapped_garbage", "large_one_element"}
 if not _TARGET or _KIND not in _KINDS:
     raise RuntimeError("inject_backend: set GSCHECK_INJECT_TARGET (a backend module) and "
                        f"GSCHECK_INJECT (one of {sorted(_KINDS)}), not {_KIND!r}")
@@ -55,6 +58,8 @@ def _flush(a, bits, exponent_mask, mantissa_mask):
 def call(op, **inputs):
     if _KIND == "declined" and op == "tensor_scatter_nd_add":
         raise gscheck.Unimplemented("declined by the injecting module")
+    if _KIND == "declined_own_words" and op == "gather":
+        raise gscheck.Unimplemented("numpy allows at most 64 dimensions (injected)")
     result = _target.call(op, **inputs)
     if _KIND == "none":
         return result

@@ -4,7 +4,8 @@
 # injected by the forwarding module tests/known_failures/inject_backend.py.
 # Usage: injected_module_check.sh NAME KIND GSCHECK OUT [gscheck run options and paths...]
 #   KIND: none (the clean run the others assume: exit 0, or 4 where its only failures are
-#   UNSAFE cases the file describes) | abort | bad_index | declined | wrong_value | flush16 |
+#   UNSAFE cases the file describes) | abort | bad_index | declined | declined_own_words |
+#   wrong_value | flush16 |
 #   flush_untouched | wrapped_garbage | large_one_element
 # Exit status: 0 pass, 1 the bug was forgiven or missed (or the clean run fails), 2 setup
 # error, 77 skipped (no venv can be had: PyPI unreachable).

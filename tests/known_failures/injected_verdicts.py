@@ -8,6 +8,7 @@ failing = [c for c in cases if c["verdict"] in ("FAILED", "DECLINED", "NONDETERM
            or (c["verdict"] == "UNSAFE" and not c.get("known_failure"))]
 # The ops each bug is injected into: a failure elsewhere is not the injection's.
 ops = {"abort": {"gather"}, "bad_index": {"gather"}, "declined": {"tensor_scatter_nd_add"},
+       "declined_own_words": {"gather"},
        "wrong_value": {"tensor_scatter_nd_min", "tensor_scatter_nd_max"},
        "flush16": {"scatter_nd", "tensor_scatter_nd_update", "tensor_scatter_nd_add",
                    "tensor_scatter_nd_sub", "tensor_scatter_nd_min", "tensor_scatter_nd_max"},

@@ -631,6 +631,37 @@ TEST(KnownFailureFacts, OutOfRangeIndexFollowsGatherAxisNone) {
   EXPECT_FALSE(CaseView(c, nullptr, nullptr).fact(CaseFact::kOutOfRangeIndex));
 }
 
+// rank_over_64 reads every input's rank; index_outside_int32 only int64 index values.
+TEST(KnownFailureFacts, RankDimAndIndexLimits) {
+  Case c;
+  c.op = Op::kGather;
+  c.params = Tensor::from_values<float>(Shape{std::vector<int64_t>(64, 1)}, {1});
+  c.indices = Tensor::from_values<int64_t>(Shape{2}, {0, int64_t{INT32_MAX}});
+  EXPECT_FALSE(CaseView(c, nullptr, nullptr).fact(CaseFact::kRankOver64));
+  EXPECT_FALSE(CaseView(c, nullptr, nullptr).fact(CaseFact::kIndexOutsideInt32));
+  c.params = Tensor::from_values<float>(Shape{std::vector<int64_t>(65, 1)}, {1});
+  c.indices = Tensor::from_values<int64_t>(Shape{2}, {0, int64_t{INT32_MIN} - 1});
+  EXPECT_TRUE(CaseView(c, nullptr, nullptr).fact(CaseFact::kRankOver64));
+  EXPECT_TRUE(CaseView(c, nullptr, nullptr).fact(CaseFact::kIndexOutsideInt32));
+  c.indices = Tensor::from_values<int32_t>(Shape{1}, {INT32_MIN});
+  EXPECT_FALSE(CaseView(c, nullptr, nullptr).fact(CaseFact::kIndexOutsideInt32));
+  // dim_over_int32: a shape dimension, or a scatter_nd shape value; depth_zero: indices [N, 0].
+  EXPECT_FALSE(CaseView(c, nullptr, nullptr).fact(CaseFact::kDimOverInt32));
+  c.params = Tensor::from_values<float>(Shape{int64_t{INT32_MAX} + 1, 0}, {});
+  EXPECT_TRUE(CaseView(c, nullptr, nullptr).fact(CaseFact::kDimOverInt32));
+  Case s;
+  s.op = Op::kScatterNd;
+  s.indices = Tensor::from_values<int32_t>(Shape{2, 0}, {});
+  s.updates = Tensor::from_values<float>(Shape{2}, {1, 2});
+  s.shape = Tensor::from_values<int64_t>(Shape{1}, {int64_t{INT32_MAX} + 1});
+  EXPECT_TRUE(CaseView(s, nullptr, nullptr).fact(CaseFact::kDimOverInt32));
+  EXPECT_TRUE(CaseView(s, nullptr, nullptr).fact(CaseFact::kDepthZero));
+  s.indices = Tensor::from_values<int32_t>(Shape{2, 1}, {0, 1});
+  s.shape = Tensor::from_values<int64_t>(Shape{1}, {INT32_MAX});
+  EXPECT_FALSE(CaseView(s, nullptr, nullptr).fact(CaseFact::kDimOverInt32));
+  EXPECT_FALSE(CaseView(s, nullptr, nullptr).fact(CaseFact::kDepthZero));
+}
+
 // empty_slice: the dims after those an index row addresses hold a 0 (spec "lazy validation": a
 // gather's inner size 0); an outer size 0 or an empty address space is not an empty slice.
 TEST(KnownFailureFacts, EmptySliceIsTheDimsAfterTheAddressedOnes) {
