@@ -26,30 +26,12 @@ shift 5
 # Its known failures and venv: NAME's, else those of the longest prefix of NAME cut at a '_' that
 # has them (tf_xla_kernel: plugins/tf_xla/tf_xla_known_failures.json and scripts/tf_venv.sh;
 # jax_promise_in_bounds: plugins/jax/jax_known_failures.json, same answers).
-if [[ "$name" == *_backend.py ]]; then
-  module="$name" name="$(basename "$name" _backend.py)"
-  [[ -f "$module" ]] || module=""
-else
-  module="$(compgen -G "$root/plugins/*/${name}_backend.py" | head -1)"
-fi
-source "$root/scripts/backend_files.sh"
-known="$(backend_known_failures "${module:-$root/plugins/$name/${name}_backend.py}")"
-venv_script="$(backend_venv_script "$root" "$name")"
-if [[ -z "$module" || ! -f "$known" || ! -x "$venv_script" ]]; then
-  echo "$0: no runtime backend '$name' (plugins/*/${name}_backend.py with its known failures and venv script)" >&2
-  exit 2
-fi
 if [[ "$mode" != with && "$mode" != without ]]; then
   echo "$0: mode must be 'with' or 'without', not '$mode'" >&2
   exit 2
 fi
-venv_out="$("$venv_script")"
-rc=$?
-if ((rc != 0)); then
-  echo "$venv_out"
-  exit "$rc"
-fi
-venv="$(tail -1 <<<"$venv_out")"
+source "$root/scripts/backend_files.sh"
+runtime_backend "$root" "$name"  # sets module, name, known, venv
 mkdir -p "$out/$mode"
 # 1 GiB budget (a later --max-bytes wins): the runtimes build outputs of several GiB that no
 # TensorFlow limit stops under gscheck's 4 GiB default, and the worker then runs out of memory.
@@ -57,12 +39,8 @@ mkdir -p "$out/$mode"
 args=(run --backend "python:$module" --python-venv "$venv" --seed 1 --quiet
       --max-bytes 1073741824 --shrink-time 0 --report "$out/$mode/report.json" "$@")
 [[ "$mode" == with ]] && args+=(--known-failures "$known" --lint-known-failures)
-# JAX's compile cache (plugins/jax/jax_backend.py) is shared by the workers and later runs only
-# where the worker may write it: every other folder is read-only to the worker.
-if [[ "$module" == */plugins/jax/* ]]; then
-  cache="${GSCHECK_JAX_CACHE-${XDG_CACHE_HOME:-$HOME/.cache}/gscheck/jax-compile-cache}"
-  [[ -n "$cache" ]] && mkdir -p "$cache" && args+=(--worker-writable "$cache")
-fi
+cache="$(backend_writable_cache "$module")"
+[[ -n "$cache" ]] && args+=(--worker-writable "$cache")
 start=$SECONDS
 "$gscheck" "${args[@]}" >"$out/$mode/run.txt" 2>&1
 rc=$?

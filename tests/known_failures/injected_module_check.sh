@@ -17,30 +17,15 @@ if (($# < 4)); then
 fi
 name="$1" kind="$2" gscheck="$3" out="$4"
 shift 4
-module="$(compgen -G "$root/plugins/*/${name}_backend.py" | head -1)"
 source "$root/scripts/backend_files.sh"
-known="$(backend_known_failures "${module:-none}")"
-venv_script="$(backend_venv_script "$root" "$name")"
-if [[ -z "$module" || ! -f "$known" || ! -x "$venv_script" ]]; then
-  echo "$0: no runtime backend '$name' (plugins/*/${name}_backend.py with its known failures and venv script)" >&2
-  exit 2
-fi
-venv_out="$("$venv_script")"
-rc=$?
-if ((rc != 0)); then
-  echo "$venv_out"
-  exit "$rc"
-fi
-venv="$(tail -1 <<<"$venv_out")"
+runtime_backend "$root" "$name"  # sets module, name, known, venv
 mkdir -p "$out"
 # The runtime ctest's run (runtime_backend_check.sh): seed 1, 1 GiB, no shrinking.
 args=(run --backend "python:$root/tests/known_failures/inject_backend.py" --python-venv "$venv"
       --seed 1 --quiet --max-bytes 1073741824 --shrink-time 0 --known-failures "$known"
       --report "$out/report.json" "$@")
-if [[ "$module" == */plugins/jax/* ]]; then
-  cache="${GSCHECK_JAX_CACHE-${XDG_CACHE_HOME:-$HOME/.cache}/gscheck/jax-compile-cache}"
-  [[ -n "$cache" ]] && mkdir -p "$cache" && args+=(--worker-writable "$cache")
-fi
+cache="$(backend_writable_cache "$module")"
+[[ -n "$cache" ]] && args+=(--worker-writable "$cache")
 # large_one_element runs its own clean run first: its options draw more large cases than the
 # fixture's run (one in 200 at the default share), so that run does not vouch for them.
 if [[ "$kind" == large_one_element ]]; then
