@@ -400,6 +400,8 @@ void compare_scatter(const Case& c, const ScatterRows& rows, const Tensor& expec
             problem.store_roundoff = widened ? unit_roundoff<R>() : 0;
             problem.max_finite = max_finite<R>();
             problem.accum_max_finite = widened ? FLT_MAX : 0;
+            if (opts.flush_denormals && !std::is_same_v<R, Float16>)
+              problem.flush_below = std::is_same_v<R, double> ? DBL_MIN : FLT_MIN;
             if constexpr (kIsComplex<T>) {
               std::string why_im;
               problem.terms = terms;
@@ -443,6 +445,14 @@ Comparison compare_tensors(const Case& c, const Tensor& expected, const Tensor& 
     tally.accept(Tally::kExact, n);
     return std::move(tally).finish(n);
   }
+  // nan=canonical: the inputs' NaNs as the backend stores them (a copy, only under that rule).
+  std::optional<Case> canonical;
+  if (opts.canonical_nan && is_scatter(c.op)) {
+    canonical = c;
+    if (canonical->tensor) canonicalize_nans(*canonical->tensor);
+    if (canonical->updates) canonicalize_nans(*canonical->updates);
+  }
+  const Case& c_in = canonical ? *canonical : c;
   std::optional<ScatterRows> rows;
   if (is_scatter(c.op)) rows = decode_scatter_rows(c, got.shape(), opts.rows);
   const bool start_ok = !is_tensor_scatter(c.op) || (c.tensor && c.tensor->dtype() == got.dtype() &&
@@ -451,7 +461,7 @@ Comparison compare_tensors(const Case& c, const Tensor& expected, const Tensor& 
   visit_dtype(got.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (rows && start_ok && updates_ok) {
-      compare_scatter<T>(c, *rows, expected, got, opts, tally);
+      compare_scatter<T>(c_in, *rows, expected, got, opts, tally);
       return;
     }
     // Gathers, and scatters whose inputs do not decode: bit for bit.

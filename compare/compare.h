@@ -59,6 +59,13 @@ struct Options {
   /// Colliding scatter rows in any order even under tf-cpu (a known failure's
   /// duplicates=any_order rule); the other semantics admit every order anyway.
   bool any_order = false;
+  /// Sums of colliding rows in flush-to-zero arithmetic (a known failure's
+  /// arithmetic=flush_denormals; float16 never flushes): the bound of each sum allows for it.
+  bool flush_denormals = false;
+  /// A known failure's nan=canonical: the reference's output has every NaN canonical, and so
+  /// do the values an untouched or colliding element is judged against (the starting tensor
+  /// and the updates, read canonicalised).
+  bool canonical_nan = false;
 };
 
 /// Compare a backend's outcome with the reference's outcome for the same case, by the op's rule:

@@ -67,7 +67,14 @@ bool sum_allows(const SumProblem& p, double got, std::string* expected_text) {
   std::vector<double> finite;
   finite.reserve(p.terms.size());
   int64_t n_pos = 0, n_neg = 0;
-  for (double x : p.terms) {
+  std::vector<double> flushed_terms;
+  std::span<const double> terms = p.terms;
+  if (p.flush_below > 0) {
+    for (double x : p.terms)
+      flushed_terms.push_back(std::fabs(x) < p.flush_below ? std::copysign(0.0, x) : x);
+    terms = flushed_terms;
+  }
+  for (double x : terms) {
     if (std::isnan(x)) {
       nan = true;
     } else if (x == INFINITY) {
@@ -115,12 +122,13 @@ bool sum_allows(const SumProblem& p, double got, std::string* expected_text) {
   }
 
   // All terms finite: a finite sum within the bound, or an overflow some order reaches.
-  const int64_t k = static_cast<int64_t>(p.terms.size());
-  const Wide exact = wide_exact_sum(p.terms);
-  const Wide magnitude = wide_exact_sum(p.terms, 0, /*absolute=*/true);
+  const int64_t k = static_cast<int64_t>(terms.size());
+  const Wide exact = wide_exact_sum(terms);
+  const Wide magnitude = wide_exact_sum(terms, 0, /*absolute=*/true);
   // An exact zero (all terms zero) has bound 0, so it stays an exact zero.
   Wide bound = magnitude == 0 ? 0 : gamma(k > 0 ? k - 1 : 0, p.unit_roundoff) * magnitude;
   if (p.store_roundoff > 0) bound += p.store_roundoff * (std::fabs(exact) + bound);
+  if (p.flush_below > 0 && magnitude != 0) bound += Wide{p.flush_below} * (k > 1 ? k - 1 : 0);
   // With a wider accumulator the final rounding to the stored type overflows too when the
   // accumulated value can reach the stored type's threshold (else the last partial sum is it).
   const Wide store_limit = overflow_threshold(p.max_finite);
@@ -138,9 +146,15 @@ bool sum_allows(const SumProblem& p, double got, std::string* expected_text) {
   if (both_overflow) *expected_text += " or nan";
   if (std::isnan(got)) return both_overflow;
   if (std::isinf(got)) return got > 0 ? pos_overflow : neg_overflow;
+  if (p.flush_below > 0) {
+    *expected_text += ", subnormals flushed";
+    if (got != 0 && std::fabs(got) < p.flush_below) return false;  // never stored
+    // A result below the smallest normal is stored as a zero.
+    if (got == 0 && std::fabs(exact) - bound < Wide{p.flush_below}) return true;
+  }
   // |got - exact| evaluated exactly, then rounded once; the bound gets a relative slack of a few
   // double ulps for its own evaluation.
-  const Wide diff = std::fabs(wide_exact_sum(p.terms, -Wide{got}));
+  const Wide diff = std::fabs(wide_exact_sum(terms, -Wide{got}));
   return diff <= bound * (1 + 0x1p-48L);
 }
 

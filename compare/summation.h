@@ -26,6 +26,11 @@ struct SumProblem {
   /// The accumulation type's largest finite value when it is wider than the stored type (half
   /// types summed in float); 0: the same as max_finite.
   double accum_max_finite = 0;
+  /// Flush-to-zero and denormals-are-zero (a known failure's arithmetic=flush_denormals): terms
+  /// of magnitude below it (the smallest normal) read as zeros, and any partial sum below it may
+  /// be stored as a zero, so each of the k - 1 additions may lose up to it and no result is
+  /// subnormal. 0: IEEE arithmetic.
+  double flush_below = 0;
 };
 
 /// True when got is a possible result of adding the terms in some order; why (for reports) in

@@ -2,10 +2,14 @@
 
 #include <sys/mman.h>
 
+#include <cmath>
+#include <complex>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace gscheck {
@@ -225,6 +229,34 @@ bool Tensor::bit_equal(const Tensor& other) const {
   if (dtype_ == DType::kString) return strings_ == other.strings_;
   return byte_size_ == other.byte_size_ &&
          (byte_size_ == 0 || std::memcmp(buffer_.get(), other.buffer_.get(), byte_size_) == 0);
+}
+
+namespace {
+
+template <class T>
+T canonical_nan(T x) {
+  if constexpr (std::is_same_v<T, Float16>) {
+    if ((x.bits & 0x7fff) > 0x7c00) x.bits = static_cast<uint16_t>((x.bits & 0x8000) | 0x7e00);
+  } else if constexpr (std::is_same_v<T, BFloat16>) {
+    if ((x.bits & 0x7fff) > 0x7f80) x.bits = static_cast<uint16_t>((x.bits & 0x8000) | 0x7fc0);
+  } else if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(x)) x = std::copysign(std::numeric_limits<T>::quiet_NaN(), x);
+  } else if constexpr (std::is_same_v<T, std::complex<float>> ||
+                       std::is_same_v<T, std::complex<double>>) {
+    x = T(canonical_nan(x.real()), canonical_nan(x.imag()));
+  }
+  return x;
+}
+
+}  // namespace
+
+void canonicalize_nans(Tensor& t) {
+  if (t.dtype() == DType::kString) return;
+  visit_dtype(t.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* data = t.data_as<T>();
+    for (int64_t i = 0; i < t.num_elements(); ++i) data[i] = canonical_nan(data[i]);
+  });
 }
 
 }  // namespace gscheck

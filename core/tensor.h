@@ -130,4 +130,9 @@ Tensor Tensor::from_values(Shape shape, const std::vector<T>& values) {
   return t;
 }
 
+/// Every NaN element (each part of a complex one) becomes the quiet NaN of its sign with no
+/// payload: bfloat16 0x7fc3 -> 0x7fc0, float16 0x7c15 -> 0x7e00, float32 -> 0x7fc00000. Other
+/// elements and other dtypes keep their bits (the nan=canonical rule of a known failure).
+void canonicalize_nans(Tensor& t);
+
 }  // namespace gscheck

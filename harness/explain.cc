@@ -36,8 +36,10 @@ reference::Departure followed_rule(const reports::KnownFailures& known,
     }
     d.wrap_negative = d.wrap_negative || e.follows.wrap_negative;
     d.flush_denormals = d.flush_denormals || e.follows.flush_denormals;
+    d.flush_half_min_max = d.flush_half_min_max || e.follows.flush_half_min_max;
     d.any_order_duplicates = d.any_order_duplicates || e.follows.any_order_duplicates;
     d.one_row_copied = d.one_row_copied || e.follows.one_row_copied;
+    d.canonical_nan = d.canonical_nan || e.follows.canonical_nan;
     if (e.follows.min_max_tie != reference::Departure::MinMaxTie::kKeep) {
       using T = reference::Departure::MinMaxTie;
       conflict = conflict || (d.min_max_tie != T::kKeep && d.min_max_tie != e.follows.min_max_tie);
@@ -46,6 +48,7 @@ reference::Departure followed_rule(const reports::KnownFailures& known,
     if (e.follows.int64_low_32_bits && !d.int64_low_32_bits) {
       d.int64_low_32_bits = true;
       d.cut_after_wrap = e.follows.cut_after_wrap;
+      d.cut_as_jax_numpy = e.follows.cut_as_jax_numpy;
     }
     if (conflict && !followers.empty()) lint.overlaps.emplace_back(followers.front(), i);
     followers.push_back(i);
@@ -102,6 +105,8 @@ Explanation explain(const reports::KnownFailures& known, const Evidence& ev, con
       compare::Options opts = ev.opts;
       opts.rows = row_rule(rule);
       opts.any_order = rule.any_order_duplicates;
+      opts.flush_denormals = rule.flush_denormals;
+      opts.canonical_nan = rule.canonical_nan;
       // Another order each run: repeats may differ, and each must be within the bounds.
       const bool deterministic = ev.deterministic && !rule.any_order_duplicates;
       Evidence under{ev.f, nullptr, &*predicted,        ev.runs, deterministic, opts,

@@ -217,7 +217,9 @@ Outcome run_gather(const Case& c, const Options& options) {
   }
   const BadIndicesPolicy policy = BadIndicesPolicy::kDefault;  // GatherV2 reads no policy here
   const bool raise = bad_indices_raise(c.semantics, policy, options.departure);
-  const IndexRule rule = index_rule(c.semantics, /*gathers=*/true, policy, options.departure);
+  IndexRule rule = index_rule(c.semantics, /*gathers=*/true, policy, options.departure);
+  if (options.departure.cut_as_jax_numpy && ri == batch_dims)
+    rule = jax_numpy_slice_rule(rule, rp - batch_dims);
   const int64_t bad = visit_dtype(params.dtype(), [&](auto ttag) {
     using T = typename decltype(ttag)::type;
     return visit_index_dtype(indices.dtype(), [&](auto itag) {

@@ -22,22 +22,36 @@ std::string Departure::describe() const {
       break;
   }
   if (wrap_negative) add("negative_indices=wrap");
-  if (flush_denormals) add("arithmetic=flush_denormals");
+  if (flush_denormals)
+    add(flush_half_min_max ? "arithmetic=flush_denormals_in_float" : "arithmetic=flush_denormals");
   if (int64_low_32_bits)
-    add(cut_after_wrap ? "int64_indices=low_32_bits_after_wrap" : "int64_indices=low_32_bits");
+    add(cut_as_jax_numpy ? "int64_indices=jax_numpy"
+        : cut_after_wrap ? "int64_indices=low_32_bits_after_wrap"
+                         : "int64_indices=low_32_bits");
   if (any_order_duplicates) add("duplicates=any_order");
   if (one_row_copied) add("scatter_nd=one_row_copied");
   if (min_max_tie == MinMaxTie::kUpdate) add("min_max_ties=update");
   if (min_max_tie == MinMaxTie::kXla) add("min_max_ties=xla");
+  if (canonical_nan) add("nan=canonical");
   return s;
 }
+
+namespace {
+
+Outcome run_op(const Case& c, const Options& options) {
+  if (c.op == Op::kGather) return detail::run_gather(c, options);
+  if (c.op == Op::kGatherNd) return detail::run_gather_nd(c, options);
+  return detail::run_scatter_nd(c, options);
+}
+
+}  // namespace
 
 Outcome run(const Case& c, const Options& options) {
   if (Status s = check_well_formed(c); !s.ok()) return s.error();
   if (Status s = detail::check_input_ranks(c); !s.ok()) return s.error();
-  if (c.op == Op::kGather) return detail::run_gather(c, options);
-  if (c.op == Op::kGatherNd) return detail::run_gather_nd(c, options);
-  return detail::run_scatter_nd(c, options);
+  Outcome out = run_op(c, options);
+  if (out.ok() && options.departure.canonical_nan) canonicalize_nans(*out);
+  return out;
 }
 
 }  // namespace gscheck::reference

@@ -30,11 +30,21 @@ struct Departure {
   /// (tensor_scatter_nd_update, untouched elements, gathers); float16's subnormals are normal
   /// floats, so float16 never flushes. docs/spec_notes.md, "Flush-to-zero".
   bool flush_denormals = false;
+  /// With flush_denormals, "flush_denormals_in_float": a bfloat16 min or max stores the flushed
+  /// float it compared, as XLA's CPU code does (computes in float32): min(0x0001, 1.0) is +0.
+  bool flush_half_min_max = false;
   /// An int64 index value is cut to its low 32 bits, read as int32: 2^32 + 1 reads row 1. Before
   /// the negative wrap (OpenVINO converts the indices first), or after it (jax.numpy casts the
   /// wrapped indices with astype: INT64_MIN + dim is cut, not INT64_MIN).
   bool int64_low_32_bits = false;
   bool cut_after_wrap = false;
+  /// With cut_after_wrap: jax.numpy's own choice of path (jax 0.10.2, indexing.py). A gather
+  /// whose index per batch example is one scalar per coordinate (gather: indices of rank
+  /// batch_dims; gather_nd: one index row per example, bad_indices_policy not IGNORE) becomes
+  /// lax.dynamic_slice, whose start indices are cast to int32 together, before the wrap, when
+  /// there are two or more (params of rank 2 or more per example), and kept as int64 when there
+  /// is one: there, 2^32 + 1 clamps to dim - 1 (1-d) or reads row 1 (2-d), INT64_MIN reads row 0.
+  bool cut_as_jax_numpy = false;
   /// Rows colliding on a scatter's element are applied in some order, not row order: the
   /// reference computes row order as ever, and the comparison admits every order (within the
   /// summation bound for add and sub, any colliding row for update, min/max of the set), and
@@ -51,15 +61,20 @@ struct Departure {
   /// operands' signs or'd (min) or and'd (max): min(-2, NaN) is -NaN, max(-2, NaN) is +NaN.
   enum class MinMaxTie : unsigned char { kKeep, kUpdate, kXla };
   MinMaxTie min_max_tie = MinMaxTie::kKeep;
+  /// Every NaN of the output, elements no index row touches included, is stored as the quiet NaN
+  /// of its sign with no payload (bfloat16 0x7fc3 -> 0x7fc0, 0xffc5 -> 0xffc0; float16 0x7e00,
+  /// float32 0x7fc00000; complex per part): XLA's CPU scatters take a bfloat16 tensor through
+  /// float32 and back. Other elements keep their bits.
+  bool canonical_nan = false;
 
   bool any() const {
     return bad_index != BadIndex::kSemantics || wrap_negative || flush_denormals ||
            int64_low_32_bits || any_order_duplicates || one_row_copied ||
-           min_max_tie != MinMaxTie::kKeep;
+           min_max_tie != MinMaxTie::kKeep || canonical_nan;
   }
   /// "bad_index=clamp, negative_indices=wrap, arithmetic=flush_denormals,
-  /// int64_indices=low_32_bits, duplicates=any_order, scatter_nd=one_row_copied,
-  /// min_max_ties=update" ("" for none).
+  /// int64_indices=low_32_bits (or low_32_bits_after_wrap, jax_numpy), duplicates=any_order,
+  /// scatter_nd=one_row_copied, min_max_ties=update, nan=canonical" ("" for none).
   std::string describe() const;
 };
 

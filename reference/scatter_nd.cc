@@ -407,11 +407,14 @@ void sub_flushed(T& o, const T& u) {
     o = flushed(o);
   }
 }
-// min or max under DAZ; the half types keep the bits chosen.
+// min or max under DAZ; the half types keep the bits chosen (TensorFlow), or store the flushed
+// float they were compared as (half_flushed: XLA, which computes in float32: jax's bfloat16
+// min(0x0001, 1.0) is 0x0000, 2026-12-07).
 template <class T>
-void min_max_flushed(T& o, const T& u, bool min, Departure::MinMaxTie tie) {
+void min_max_flushed(T& o, const T& u, bool min, Departure::MinMaxTie tie, bool half_flushed) {
   if constexpr (kIsHalf<T>) {
     if (update_wins(daz(to_float(o)), daz(to_float(u)), min, tie)) o = stored(o, u, min, tie);
+    if (half_flushed && !nan_value(o)) o = from_float<T>(daz(to_float(o)));
   } else {
     const T a = flushed(o);
     const T b = flushed(u);
@@ -451,7 +454,8 @@ int64_t scatter_rows(const Index* ix, const T* upd, T* out, const Geometry& geo,
 template <class T, class Index>
 Expected<int64_t> scatter_typed(Op op, const Tensor& indices, const Tensor& updates, Tensor& out,
                                 const Geometry& g, bool flush,
-                                Departure::MinMaxTie tie = Departure::MinMaxTie::kKeep) {
+                                Departure::MinMaxTie tie = Departure::MinMaxTie::kKeep,
+                                bool half_flushed = false) {
   const Index* ix = indices.data_as<Index>();
   const T* upd = updates.data_as<T>();
   T* o = out.data_as<T>();
@@ -473,8 +477,8 @@ Expected<int64_t> scatter_typed(Op op, const Tensor& indices, const Tensor& upda
       case Op::kTensorScatterMax:
         if constexpr (kHasMinMaxAll<T>) {
           const bool min = op == Op::kTensorScatterMin;
-          return scatter_rows(ix, upd, o, g, [min, tie](T* dst, const T* src, int64_t n) {
-            for (int64_t j = 0; j < n; ++j) min_max_flushed(dst[j], src[j], min, tie);
+          return scatter_rows(ix, upd, o, g, [=](T* dst, const T* src, int64_t n) {
+            for (int64_t j = 0; j < n; ++j) min_max_flushed(dst[j], src[j], min, tie, half_flushed);
           });
         }
         break;
@@ -614,8 +618,8 @@ Outcome run_scatter_nd(const Case& c, const Options& options) {
     return visit_index_dtype(indices.dtype(), [&](auto itag) {
       using Index = typename decltype(itag)::type;
       const reference::Departure& d = options.departure;
-      Expected<int64_t> r = scatter_typed<T, Index>(c.op, indices, updates, *out, g,
-                                                    d.flush_denormals, d.min_max_tie);
+      Expected<int64_t> r = scatter_typed<T, Index>(
+          c.op, indices, updates, *out, g, d.flush_denormals, d.min_max_tie, d.flush_half_min_max);
       // One row, rewritten as it is over its sum with zeros (an out-of-range row writes nothing).
       if (r.ok() && d.one_row_copied && c.op == Op::kScatterNd && g.rows == 1)
         return scatter_typed<T, Index>(Op::kTensorScatterUpdate, indices, updates, *out, g, false);

@@ -65,6 +65,12 @@ IndexRule index_rule(Semantics s, bool gathers, BadIndicesPolicy p, const Depart
   return r;
 }
 
+IndexRule jax_numpy_slice_rule(IndexRule r, int64_t example_params_rank) {
+  if (example_params_rank == 1) r.low_32_bits = false;
+  r.cut_after_wrap = false;
+  return r;
+}
+
 bool bad_indices_raise(Semantics s, BadIndicesPolicy p, const Departure& d) {
   if (d.bad_index == Departure::BadIndex::kSemantics) return bad_indices_raise(s, p);
   return d.bad_index == Departure::BadIndex::kRaise;

@@ -155,6 +155,10 @@ IndexRule index_rule(Semantics s, bool gathers, BadIndicesPolicy p);
 /// The rule and the raise decision once a departure (Options::departure) overrides them.
 IndexRule index_rule(Semantics s, bool gathers, BadIndicesPolicy p, const Departure& d);
 bool bad_indices_raise(Semantics s, BadIndicesPolicy p, const Departure& d);
+/// A gather's rule where Departure::cut_as_jax_numpy holds and each batch example reads one
+/// scalar per coordinate (jax.numpy's lax.dynamic_slice path): no cut when the example's params
+/// have rank 1 (one start index, kept as int64), else the cut before the wrap.
+IndexRule jax_numpy_slice_rule(IndexRule r, int64_t example_params_rank);
 
 /// xla and jax: XLA's compiler, not TensorFlow's kernels, runs the op.
 inline bool is_xla_profile(Semantics s) { return s == Semantics::kXla || s == Semantics::kJax; }

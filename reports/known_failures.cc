@@ -671,19 +671,32 @@ Status read_follows(const Fields& f, KnownFailure& k) {
         {"zero_fill", [](D& d) { d.bad_index = B::kZeroFill; }},
         {"clamp", [](D& d) { d.bad_index = B::kClamp; }}}},
       {"negative_indices", {{"wrap", [](D& d) { d.wrap_negative = true; }}}},
-      {"arithmetic", {{"flush_denormals", [](D& d) { d.flush_denormals = true; }}}},
+      {"arithmetic",
+       {{"flush_denormals", [](D& d) { d.flush_denormals = true; }},
+        {"flush_denormals_in_float",
+         [](D& d) {
+           d.flush_denormals = true;
+           d.flush_half_min_max = true;
+         }}}},
       {"int64_indices",
        {{"low_32_bits", [](D& d) { d.int64_low_32_bits = true; }},
         {"low_32_bits_after_wrap",
          [](D& d) {
            d.int64_low_32_bits = true;
            d.cut_after_wrap = true;
+         }},
+        {"jax_numpy",
+         [](D& d) {
+           d.int64_low_32_bits = true;
+           d.cut_after_wrap = true;
+           d.cut_as_jax_numpy = true;
          }}}},
       {"duplicates", {{"any_order", [](D& d) { d.any_order_duplicates = true; }}}},
       {"scatter_nd", {{"one_row_copied", [](D& d) { d.one_row_copied = true; }}}},
       {"min_max_ties",
        {{"update", [](D& d) { d.min_max_tie = D::MinMaxTie::kUpdate; }},
         {"xla", [](D& d) { d.min_max_tie = D::MinMaxTie::kXla; }}}},
+      {"nan", {{"canonical", [](D& d) { d.canonical_nan = true; }}}},
   };
   std::vector<const char*> parts;
   std::string all;

@@ -145,5 +145,52 @@ TEST(Summation, OverflowThresholdIsExactForTwoTerms) {
   EXPECT_TRUE(sum_allows(p, DBL_MAX, &why));
 }
 
+// arithmetic=flush_denormals: x86's FTZ and DAZ read a subnormal operand as a zero of its sign
+// and store a subnormal result as one; every order of such additions must be admitted.
+float ftz(float x) { return std::fabs(x) < FLT_MIN ? std::copysign(0.0f, x) : x; }
+
+RC_GTEST_PROP(Summation, EveryFlushToZeroOrderIsAdmitted, ()) {
+  const auto near_min_normal = rc::gen::map(rc::gen::inRange(-40, 40), [](int v) {
+    return static_cast<float>(v) * FLT_MIN / 8;  // subnormals, normals and zeros around FLT_MIN
+  });
+  const auto terms = *rc::gen::resize(8, rc::gen::nonEmpty(rc::gen::container<std::vector<float>>(
+                                             rc::gen::oneOf(near_min_normal, gen_term<float>()))));
+  std::vector<double> wide(terms.begin(), terms.end());
+  SumProblem p{wide, 0x1p-24, 0, FLT_MAX};
+  p.flush_below = FLT_MIN;
+  std::string why;
+  for (int order = 0; order < 4; ++order) {
+    std::vector<float> values(terms.begin(), terms.end());
+    while (values.size() > 1) {
+      const auto i = *rc::gen::inRange<std::size_t>(0, values.size());
+      std::swap(values[i], values.back());
+      const float a = values.back();
+      values.pop_back();
+      const auto j = *rc::gen::inRange<std::size_t>(0, values.size());
+      values[j] = ftz(ftz(values[j]) + ftz(a));
+    }
+    RC_ASSERT(sum_allows(p, static_cast<double>(ftz(values[0])), &why));
+  }
+}
+
+TEST(Summation, FlushToZeroStoresNoSubnormal) {
+  // Two subnormal terms (as TF-XLA's scatter_nd summed them, sweep seed 1, position 4562): the
+  // flushed sum is +0, and the subnormal IEEE sum is no possible result.
+  const double terms[] = {0x1p-149, 0x1p-149};
+  SumProblem p{terms, 0x1p-24, 0, FLT_MAX};
+  std::string why;
+  EXPECT_TRUE(sum_allows(p, 0x1p-148, &why));
+  EXPECT_FALSE(sum_allows(p, 0.0, &why));
+  p.flush_below = FLT_MIN;
+  EXPECT_TRUE(sum_allows(p, 0.0, &why));
+  EXPECT_FALSE(sum_allows(p, 0x1p-148, &why));
+  EXPECT_NE(why.find("subnormals flushed"), std::string::npos) << why;
+  // Normal terms keep their bound.
+  const double normal[] = {1.0, 2.0};
+  p.terms = normal;
+  EXPECT_TRUE(sum_allows(p, 3.0, &why));
+  EXPECT_FALSE(sum_allows(p, 0.0, &why));
+}
+
 }  // namespace
 }  // namespace gscheck::compare

@@ -522,6 +522,64 @@ TEST(ReferenceDeparture, BadIndexRules) {
   EXPECT_EQ(wrap.departure.describe(), "negative_indices=wrap");
 }
 
+// nan=canonical, as TF-XLA and jax return a bfloat16 scatter (the probe of the known-failures
+// entries *-bfloat16-scatter-canonical-nan): every NaN of the output, untouched or written, is the
+// quiet NaN of its sign; everything else keeps its bits.
+TEST(ReferenceDeparture, CanonicalNanEverywhereInTheOutput) {
+  Options o;
+  o.departure.canonical_nan = true;
+  const auto bf = [](std::vector<uint16_t> bits) {
+    std::vector<BFloat16> v;
+    for (uint16_t b : bits) v.push_back(BFloat16{b});
+    return tensor<BFloat16>({static_cast<int64_t>(v.size())}, v);
+  };
+  // Row 5 writes 0x7f85 (a signalling NaN with a payload); rows 0, 1, 3 hold NaNs no row touches.
+  const Outcome h =
+      run(tensor_scatter(kUpdate, bf({0x7fc3, 0xffc5, 0x3f80, 0x7f81, 0x0001, 0x4000}),
+                         i32({1, 1}, {5}), bf({0x7f85})),
+          o);
+  ASSERT_TRUE(h.ok());
+  const uint16_t want[] = {0x7fc0, 0xffc0, 0x3f80, 0x7fc0, 0x0001, 0x7fc0};
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(h->data_as<BFloat16>()[i].bits, want[i]) << i;
+  // float32 and complex: each part; a gather takes it too when an entry selects one.
+  const Outcome f =
+      run(gather(f32({2}, {std::bit_cast<float>(0xffa00001u), 1.5f}), i32({2}, {0, 1})), o);
+  ASSERT_TRUE(f.ok());
+  EXPECT_EQ(std::bit_cast<uint32_t>(f->data_as<float>()[0]), 0xffc00000u);
+  EXPECT_EQ(f->data_as<float>()[1], 1.5f);
+  EXPECT_EQ(o.departure.describe(), "nan=canonical");
+}
+
+// int64_indices=jax_numpy (checked against jax 0.10.2 on 2026-12-07): index arrays are cut after
+// the wrap; a lone scalar per example (lax.dynamic_slice) is not cut when the example's params
+// are 1-d, and is cut before the wrap when they are 2-d or more.
+TEST(ReferenceDeparture, Int64CutAsJaxNumpy) {
+  Options jnp;
+  jnp.departure.bad_index = Departure::BadIndex::kClamp;
+  jnp.departure.wrap_negative = true;
+  jnp.departure.int64_low_32_bits = true;
+  jnp.departure.cut_after_wrap = true;
+  jnp.departure.cut_as_jax_numpy = true;
+  const int64_t big = (int64_t{1} << 32) + 1;  // low 32 bits: 1
+  // An index array, [3] rows of 1-d params: cut after the wrap (INT64_MIN + 3 reads 3: clamped).
+  expect_tensor(run(gather(f32({3}, {1, 2, 3}), i64({2}, {big, INT64_MIN})), jnp),
+                f32({2}, {2, 3}));
+  // batch_dims 1, one scalar per example into 1-d rows: int64 kept, wrapped and clamped.
+  expect_tensor(run(gather(f32({2, 3}, {1, 2, 3, 4, 5, 6}), i64({2}, {big, INT64_MIN}), 1, 1), jnp),
+                f32({2}, {3, 4}));
+  // One row into 2-d params: cut before the wrap (row 1; INT64_MIN reads row 0).
+  const Tensor p43 = iota_f32({4, 3});
+  expect_tensor(run(gather_nd(p43, i64({1}, {big})), jnp), f32({3}, {3, 4, 5}));
+  expect_tensor(run(gather_nd(p43, i64({1}, {INT64_MIN})), jnp), f32({3}, {0, 1, 2}));
+  // The same rows as an array ([1, 1]): cut after the wrap, INT64_MIN + 4 reads 4, clamped to 3.
+  expect_tensor(run(gather_nd(p43, i64({1, 1}, {INT64_MIN})), jnp), f32({1, 3}, {9, 10, 11}));
+  // Under IGNORE jnp gathers with mode fill: the array path for a lone row too.
+  expect_tensor(run(gather_nd(p43, i64({1}, {INT64_MIN}), 0, "IGNORE"), jnp),
+                f32({3}, {9, 10, 11}));
+  EXPECT_EQ(jnp.departure.describe(),
+            "bad_index=clamp, negative_indices=wrap, int64_indices=jax_numpy");
+}
+
 // Departure::MinMaxTie, checked on 2026-12-07 (this machine's venvs): tensor [t], update [u] at
 // row 0, float32. ONNX Runtime returns the update on every tie; XLA (jax) orders the zeros.
 TEST(ReferenceDeparture, MinMaxTiesAsOnnxRuntimeAndXla) {
@@ -563,6 +621,18 @@ TEST(ReferenceDeparture, MinMaxTiesAsOnnxRuntimeAndXla) {
   ASSERT_TRUE(h.ok());
   EXPECT_EQ(std::bit_cast<uint32_t>(h->data_as<float>()[0]), 0u);  // +0 (1e-40 read as +0)
   EXPECT_EQ(o.departure.describe(), "arithmetic=flush_denormals, min_max_ties=xla");
+  // flush_denormals_in_float (XLA): a bfloat16 min stores the flushed float, not the bits chosen.
+  const Case bf_min = tensor_scatter(kMin, tensor<BFloat16>({1}, {BFloat16{0x0001}}),
+                                     i32({1, 1}, {0}), tensor<BFloat16>({1}, {BFloat16{0x3f80}}));
+  h = run(bf_min, o);
+  ASSERT_TRUE(h.ok());
+  EXPECT_EQ(h->data_as<BFloat16>()[0].bits, 0x0001);  // TensorFlow's scalar path
+  o.departure.flush_half_min_max = true;
+  h = run(bf_min, o);
+  ASSERT_TRUE(h.ok());
+  EXPECT_EQ(h->data_as<BFloat16>()[0].bits, 0x0000);
+  EXPECT_EQ(o.departure.describe(), "arithmetic=flush_denormals_in_float, min_max_ties=xla");
+  o.departure.flush_half_min_max = false;
   // XLA's NaNs (jnp, 2026-12-07): a NaN in the tensor stays; a NaN update takes the signs or'd
   // (min) or and'd (max).
   o.departure.flush_denormals = false;
