@@ -18,8 +18,10 @@ std::optional<ScatterRows> decode_scatter_rows(const Case& c, const Shape& out_s
   if (!update_count || *update_count != c.updates->num_elements()) return std::nullopt;
 
   const bool wraps = c.semantics == Semantics::kJax || rule.wrap_negative;
-  auto cut = [](int64_t x) {
-    return static_cast<int64_t>(static_cast<int32_t>(static_cast<uint32_t>(x)));
+  auto cut = [&](int64_t x) {
+    const uint32_t low = static_cast<uint32_t>(x);
+    return rule.cut_unsigned ? static_cast<int64_t>(low)
+                             : static_cast<int64_t>(static_cast<int32_t>(low));
   };
   ScatterRows out;
   out.slice_size = *slice;

@@ -17,6 +17,7 @@ struct RowRule {
   bool wrap_negative = false;   ///< a negative coordinate reads v + dim, once
   bool low_32_bits = false;     ///< an int64 value is cut to its low 32 bits (as int32)
   bool cut_after_wrap = false;  ///< the cut comes after the wrap, else before it
+  bool cut_unsigned = false;    ///< the low 32 bits read as uint32, not int32
 };
 
 /// The in-range index rows of a scatter case, grouped by the output slice they address.

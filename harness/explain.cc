@@ -49,6 +49,7 @@ reference::Departure followed_rule(const reports::KnownFailures& known,
       d.int64_low_32_bits = true;
       d.cut_after_wrap = e.follows.cut_after_wrap;
       d.cut_as_jax_numpy = e.follows.cut_as_jax_numpy;
+      d.cut_unsigned = e.follows.cut_unsigned;
     }
     if (conflict && !followers.empty()) lint.overlaps.emplace_back(followers.front(), i);
     followers.push_back(i);
@@ -58,7 +59,7 @@ reference::Departure followed_rule(const reports::KnownFailures& known,
 
 // The comparison reads index rows as the rule does (compare keeps its own decoding).
 compare::RowRule row_rule(const reference::Departure& d) {
-  return {d.wrap_negative, d.int64_low_32_bits, d.cut_after_wrap};
+  return {d.wrap_negative, d.int64_low_32_bits, d.cut_after_wrap, d.cut_unsigned};
 }
 
 }  // namespace

@@ -25,7 +25,8 @@ std::string Departure::describe() const {
   if (flush_denormals)
     add(flush_half_min_max ? "arithmetic=flush_denormals_in_float" : "arithmetic=flush_denormals");
   if (int64_low_32_bits)
-    add(cut_as_jax_numpy ? "int64_indices=jax_numpy"
+    add(cut_unsigned       ? "int64_indices=low_32_bits_unsigned"
+        : cut_as_jax_numpy ? "int64_indices=jax_numpy"
         : cut_after_wrap ? "int64_indices=low_32_bits_after_wrap"
                          : "int64_indices=low_32_bits");
   if (any_order_duplicates) add("duplicates=any_order");

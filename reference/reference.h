@@ -45,6 +45,10 @@ struct Departure {
   /// there are two or more (params of rank 2 or more per example), and kept as int64 when there
   /// is one: there, 2^32 + 1 clamps to dim - 1 (1-d) or reads row 1 (2-d), INT64_MIN reads row 0.
   bool cut_as_jax_numpy = false;
+  /// "low_32_bits_unsigned": the low 32 bits read as uint32, so -1 is 4294967295, past any dim
+  /// (TF-XLA 2.21's tf.gather with batch_dims > 0 and int64 indices: a clamping gather reads
+  /// -1 and 2^31 as the last row, 2^32 + 1 as row 1, INT64_MIN as row 0). No wrap comes with it.
+  bool cut_unsigned = false;
   /// Rows colliding on a scatter's element are applied in some order, not row order: the
   /// reference computes row order as ever, and the comparison admits every order (within the
   /// summation bound for add and sub, any colliding row for update, min/max of the set), and

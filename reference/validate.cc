@@ -62,6 +62,7 @@ IndexRule index_rule(Semantics s, bool gathers, BadIndicesPolicy p, const Depart
   if (d.wrap_negative) r.wrap_negative = true;
   r.low_32_bits = d.int64_low_32_bits;
   r.cut_after_wrap = d.cut_after_wrap;
+  r.cut_unsigned = d.cut_unsigned;
   return r;
 }
 

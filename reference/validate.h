@@ -147,6 +147,7 @@ struct IndexRule {
   bool clamp = false;           ///< xla/jax gathers: a bad v reads 0 or dim - 1 instead
   bool low_32_bits = false;     ///< Departure::int64_low_32_bits: v is cut to int32
   bool cut_after_wrap = false;  ///< the cut comes after the wrap (jax.numpy), else before it
+  bool cut_unsigned = false;    ///< the low 32 bits read as uint32 (Departure::cut_unsigned)
 };
 /// tf-cpu/tf-gpu: neither (a bad row raises, zeroes or is skipped); xla: gathers clamp, scatters
 /// drop, and a gather under IGNORE zeroes a bad row as tf-gpu does (TF-XLA reads the attribute:
@@ -177,8 +178,10 @@ std::optional<Error> scalar_index_into_empty_dim(Semantics s, int axis);
 /// The coordinate v resolves to under rule, or -1 when the row is bad there. dim == 0 has no
 /// coordinate to clamp to: bad.
 inline int64_t resolve_coordinate(int64_t v, int64_t dim, IndexRule rule) {
-  auto cut = [](int64_t x) {
-    return static_cast<int64_t>(static_cast<int32_t>(static_cast<uint32_t>(x)));
+  auto cut = [&](int64_t x) {
+    const uint32_t low = static_cast<uint32_t>(x);
+    return rule.cut_unsigned ? static_cast<int64_t>(low)
+                             : static_cast<int64_t>(static_cast<int32_t>(low));
   };
   if (rule.low_32_bits && !rule.cut_after_wrap) v = cut(v);
   if (rule.wrap_negative && v < 0) v += dim;  // v < 0 < dim: no overflow

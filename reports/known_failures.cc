@@ -685,6 +685,11 @@ Status read_follows(const Fields& f, KnownFailure& k) {
            d.int64_low_32_bits = true;
            d.cut_after_wrap = true;
          }},
+        {"low_32_bits_unsigned",
+         [](D& d) {
+           d.int64_low_32_bits = true;
+           d.cut_unsigned = true;
+         }},
         {"jax_numpy",
          [](D& d) {
            d.int64_low_32_bits = true;

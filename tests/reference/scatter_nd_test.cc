@@ -573,6 +573,17 @@ TEST(ReferenceDeparture, Int64CutAsJaxNumpy) {
   expect_tensor(run(gather_nd(p43, i64({1}, {INT64_MIN})), jnp), f32({3}, {0, 1, 2}));
   // The same rows as an array ([1, 1]): cut after the wrap, INT64_MIN + 4 reads 4, clamped to 3.
   expect_tensor(run(gather_nd(p43, i64({1, 1}, {INT64_MIN})), jnp), f32({1, 3}, {9, 10, 11}));
+  // low_32_bits_unsigned (TF-XLA's batched int64 gather, 2026-12-07): the low 32 bits as uint32,
+  // so -1 and 2^31 are past the end (clamped to the last row), INT64_MIN is 0, 2^32 + 1 is 1.
+  Options high;
+  high.departure.bad_index = Departure::BadIndex::kClamp;
+  high.departure.int64_low_32_bits = true;
+  high.departure.cut_unsigned = true;
+  expect_tensor(run(gather(f32({3}, {1, 2, 3}),
+                           i64({5}, {-1, int64_t{1} << 31, INT64_MIN, big, -(int64_t{1} << 32) + 1})),
+                    high),
+                f32({5}, {3, 3, 1, 2, 2}));
+  EXPECT_EQ(high.departure.describe(), "bad_index=clamp, int64_indices=low_32_bits_unsigned");
   // Under IGNORE jnp gathers with mode fill: the array path for a lone row too.
   expect_tensor(run(gather_nd(p43, i64({1}, {INT64_MIN}), 0, "IGNORE"), jnp),
                 f32({3}, {9, 10, 11}));
