@@ -27,8 +27,8 @@ std::string Departure::describe() const {
   if (int64_low_32_bits)
     add(cut_unsigned       ? "int64_indices=low_32_bits_unsigned"
         : cut_as_jax_numpy ? "int64_indices=jax_numpy"
-        : cut_after_wrap ? "int64_indices=low_32_bits_after_wrap"
-                         : "int64_indices=low_32_bits");
+        : cut_after_wrap   ? "int64_indices=low_32_bits_after_wrap"
+                           : "int64_indices=low_32_bits");
   if (any_order_duplicates) add("duplicates=any_order");
   if (one_row_copied) add("scatter_nd=one_row_copied");
   if (min_max_tie == MinMaxTie::kUpdate) add("min_max_ties=update");

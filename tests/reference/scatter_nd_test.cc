@@ -579,8 +579,8 @@ TEST(ReferenceDeparture, Int64CutAsJaxNumpy) {
   high.departure.bad_index = Departure::BadIndex::kClamp;
   high.departure.int64_low_32_bits = true;
   high.departure.cut_unsigned = true;
-  expect_tensor(run(gather(f32({3}, {1, 2, 3}),
-                           i64({5}, {-1, int64_t{1} << 31, INT64_MIN, big, -(int64_t{1} << 32) + 1})),
+  expect_tensor(run(gather(f32({3}, {1, 2, 3}), i64({5}, {-1, int64_t{1} << 31, INT64_MIN, big,
+                                                          -(int64_t{1} << 32) + 1})),
                     high),
                 f32({5}, {3, 3, 1, 2, 2}));
   EXPECT_EQ(high.departure.describe(), "bad_index=clamp, int64_indices=low_32_bits_unsigned");
