@@ -268,7 +268,7 @@ void apply_known_failures(const reports::KnownFailures& known, bool lint, const 
     std::string ids;
     for (std::size_t i : x.entries) ids += (ids.empty() ? "" : ", ") + known.entries[i].id;
     const reports::KnownFailure& first = known.entries[x.entries.front()];
-    r.known = CaseResult::Known{r.verdict, ids, first.reason, first.link, false};
+    r.known = CaseResult::Known{r.verdict, ids, first.reason, first.link, false, x.follows};
     if (x.verdict == Verdict::kXfail)
       for (std::size_t i : x.entries)
         r.known->values_unchecked |= reports::values_unchecked(known.entries[i]);

@@ -66,7 +66,7 @@ compare::RowRule row_rule(const reference::Departure& d) {
 
 Explanation explain(const reports::KnownFailures& known, const Evidence& ev, const Judged& j_tf,
                     const std::string& name, const std::string& file) {
-  Explanation x{j_tf.verdict, {}, {}, {}, {}, {}};
+  Explanation x{j_tf.verdict, {}, {}, {}, {}, {}, {}};
   const reports::CaseView view(ev.f.c, ev.want, ev.f.expect ? &*ev.f.expect : nullptr);
   std::vector<bool> selected(known.entries.size());
   for (std::size_t i = 0; i < known.entries.size(); ++i) {
@@ -122,6 +122,7 @@ Explanation explain(const reports::KnownFailures& known, const Evidence& ev, con
   const std::string under = "the reference under " + rule.describe();
   if (j_rule && j_rule->verdict == Verdict::kPassed) {
     x.verdict = Verdict::kXfail;
+    x.follows = rule.describe();
     x.entries = followers;
     // An entry naming this case as returning values nobody can predict also explains it, when
     // those values happen to be the rule's (memory nobody wrote, read as zeros this time).

@@ -21,6 +21,8 @@ struct Explanation {
   /// Set when entries say the backend follows another rule and it does not: the case's reason,
   /// graded against the reference run under that rule.
   std::string reason;
+  /// Set when the case is XFAIL because the reference under a followed rule agrees: the rule.
+  std::string follows;
 };
 
 /// The verdict known failures give a judged case, and which entries gave it.

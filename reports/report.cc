@@ -100,6 +100,7 @@ json case_to_json(const CaseResult& r) {
                           {"reason", r.known->reason},
                           {"link", r.known->link}};
   if (r.known && r.known->values_unchecked) j["known_failure"]["values_unchecked"] = true;
+  if (r.known && !r.known->follows.empty()) j["known_failure"]["follows"] = r.known->follows;
   if (r.shrunk) {
     json in = json::object();
     for (const auto& i : r.shrunk->inputs)

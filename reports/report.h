@@ -60,6 +60,9 @@ struct CaseResult {
     /// XFAIL through an entry that accepts values gscheck cannot predict (output where
     /// TensorFlow raises, input_element, any_value): counted and shown apart.
     bool values_unchecked = false;
+    /// XFAIL because the backend follows another rule: that rule ("negative_indices=wrap, ..."),
+    /// under which the reference agreed bit for bit; "" otherwise.
+    std::string follows = {};
   };
   std::optional<Known> known;
   /// With --known-failures, for a case that did not pass: its differences from the expected

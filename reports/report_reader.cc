@@ -191,6 +191,7 @@ Expected<CaseResult> case_from_json(const json& j, const std::string& where) {
     GSCHECK_ASSIGN(known.link, krd.get<std::string>(*k, "link"));
     if (k->contains("values_unchecked"))
       GSCHECK_ASSIGN(known.values_unchecked, krd.get<bool>(*k, "values_unchecked"));
+    if (k->contains("follows")) GSCHECK_ASSIGN(known.follows, krd.get<std::string>(*k, "follows"));
     r.known = std::move(known);
   }
   if (auto k = j.find("shrunk"); k != j.end()) {

@@ -161,8 +161,25 @@ std::vector<std::string> groups_where(Pred of_run) {
   return out;
 }
 
+// Group folders are made under this lock, and a stop takes it to close the door: a worker
+// started by another thread while the stop runs either made its folder before (the stop finds
+// and removes it) or makes none. A stop that scanned first left a later worker's folder behind
+// (bad_input's hanging-case test, 2026-12-07, twice on a loaded 2-core VM: "gscheck-<pid>-3").
+std::mutex& groups_lock() {
+  static std::mutex m;
+  return m;
+}
+bool& stopping() {
+  static bool s = false;
+  return s;
+}
+
 // This run's groups, at a stop that ends the process with _exit (no destructor runs).
 void remove_this_runs_groups() {
+  {
+    std::lock_guard<std::mutex> lock(groups_lock());
+    stopping() = true;
+  }
   const pid_t self = ::getpid();
   remove_groups(groups_where([&](pid_t pid) { return pid == self; }),
                 std::chrono::milliseconds(5000));
@@ -202,10 +219,14 @@ std::string WorkerCgroup::create(int64_t pids_max) {
     remove();
     return why;
   };
-  for (const auto& root : r.dirs) {
-    const std::string dir = root + "/" + name;
-    if (::mkdir(dir.c_str(), 0755) != 0) return fail("mkdir " + dir);
-    dirs_.push_back(dir);
+  {
+    std::lock_guard<std::mutex> lock(groups_lock());
+    if (stopping()) return "gscheck is stopping: no new worker group";
+    for (const auto& root : r.dirs) {
+      const std::string dir = root + "/" + name;
+      if (::mkdir(dir.c_str(), 0755) != 0) return fail("mkdir " + dir);
+      dirs_.push_back(dir);
+    }
   }
   version_ = r.version;
   const std::string& pids_dir = version_ == 2 ? dirs_[0] : dirs_[1];
