@@ -165,18 +165,23 @@ def _coordinates(indices, dims, wrap):
     return ix
 
 
-def check_int32_coordinates(indices, dims, wrap, clamp, cut_before_wrap=False):
+def check_int32_coordinates(indices, dims, wrap, clamp, slice_example_rank=None):
     """jnp indexes with int32 when the array's dims fit it (jax/_src/numpy/indexing.py: the
     indices are cast with astype after the wrap): an int64 index outside int32 keeps its low 32
     bits (probe.py, 'x[[2**32 + 1]] (int64)'). Declined (jax-int64-index-truncated) where that
     changes the answer: a clamped coordinate that lands elsewhere (clamp: gathers, scatters in
     mode clip), or a bad row (dropped or filled) that the cut brings into range. The
-    kernel-level lax backend keeps int64. cut_before_wrap: jnp's dynamic_slice path
-    (slice_path_cuts), which casts its start indices before the wrap."""
+    kernel-level lax backend keeps int64. slice_example_rank: a gather whose batch example reads
+    one scalar per coordinate, with params of that rank per example, takes jnp's
+    lax.dynamic_slice path (indexing.py, to_dynamic_slice): its start indices, one per dim, are
+    cast to int32 together, before the wrap, when there are two or more, and stay int64 when
+    there is one (rule int64_indices=jax_numpy)."""
     if indices.dtype != np.int64 or indices.size == 0 or not len(dims):
         return
+    if slice_example_rank is not None and slice_example_rank < 2:
+        return  # one start index: no cut
     ix = _coordinates(indices, dims, wrap)
-    if cut_before_wrap:
+    if slice_example_rank is not None:
         cut = _coordinates(indices.astype(np.int32), dims, wrap)
     else:
         cut = ix.astype(np.int32).astype(np.int64)  # two's complement: the low 32 bits
@@ -190,14 +195,6 @@ def check_int32_coordinates(indices, dims, wrap, clamp, cut_before_wrap=False):
     if changed:
         raise gscheck.Unimplemented("JAX cuts int64 indices outside int32 to their low 32 bits "
                                     "here (another row)")
-
-
-def slice_path_cuts(example_rank):
-    """A gather whose batch example reads one scalar per coordinate takes jnp's lax.dynamic_slice
-    path (indexing.py, to_dynamic_slice), whose start indices, one per dim of the example's
-    params, are cast to int32 together, before the wrap, when there are two or more, and stay
-    int64 when there is one (rule int64_indices=jax_numpy)."""
-    return example_rank >= 2
 
 
 def jit_cache():
@@ -231,10 +228,10 @@ def make_backend(mode=None):
         if out.size == 0 and not (indices.ndim == b and params.shape[a] == 0):
             return out
         slices = mode in (None, "clip") and indices.ndim == b
-        if graded and not (slices and not slice_path_cuts(params.ndim - b)):
+        if graded:
             check_int32_coordinates(indices.reshape(indices.shape + (1,)), params.shape[a:a + 1],
                                     True, clamp=mode not in ("fill", "drop"),
-                                    cut_before_wrap=slices)
+                                    slice_example_rank=params.ndim - b if slices else None)
 
         def build():
             lead = (slice(None),) * (a - b)
@@ -249,10 +246,10 @@ def make_backend(mode=None):
             return out
         ignore = policy == "IGNORE"
         slices = not ignore and mode in (None, "clip") and indices.ndim == b + 1
-        if graded and not (slices and not slice_path_cuts(params.ndim - b)):
+        if graded:
             check_int32_coordinates(indices, params.shape[b:b + depth], wrap,
                                     clamp=not ignore and mode not in ("fill", "drop"),
-                                    cut_before_wrap=slices)
+                                    slice_example_rank=params.ndim - b if slices else None)
 
         def one(p, i):
             if depth == 0:
