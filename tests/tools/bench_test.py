@@ -149,9 +149,9 @@ class Bench(unittest.TestCase):
 
 
 class SlowerOrNot(unittest.TestCase):
-    """`gscheck report diff` on bench reports: ten reruns of one plugin flagged zero times, the
-    same plugin made slower (by gscheck's own clock) flagged, exit 1. ctest runs this test alone
-    (RUN_SERIAL): other tests on the same cores are noise no threshold should have to absorb."""
+    """`gscheck report diff` on real bench reports: a report against itself is unchanged, the
+    same plugin made twenty times slower (by wall-clock spinning) is flagged, exit 1. Only
+    outcomes no machine's load can change are asserted (see the slower test's comment)."""
 
     PROBLEMS = {"problems": [{"op": "gather_nd", "dtype": "float32", "slice_bytes": 64,
                               "indices": "uniform", "table_bytes": 262144,
@@ -180,53 +180,39 @@ class SlowerOrNot(unittest.TestCase):
         return subprocess.run([GSCHECK, "report", "diff", old, new, *extra],
                               capture_output=True, text=True, timeout=60)
 
-    def test_reruns_are_never_flagged_and_half_again_slower_is(self):
-        honest = {"GSCHECK_BENCH_HACK": "honest"}
-        first = self.bench("run0", honest)
+    def first_run(self):
+        first = self.bench("run0", {"GSCHECK_BENCH_HACK": "honest"})
         with open(first) as f:
-            median = json.load(f)["problems"][0]["results"][0]["median_s"]
-        # Never a regression twice in a row. A `faster` flag is counted, not failed: on a shared
-        # VM whose speed drifts within seconds, a back-to-back pair was flagged faster twice in
-        # 2 of 4 runs of this test (2026-12-06); it exits 0 and fails no CI.
-        def flagged(d):
-            kinds = [c["kind"] for c in json.loads(d.stdout)["changes"]]
-            if "faster" in kinds:
-                faster_flags.append(i)
-            return d.returncode != 0 or "slower" in kinds
-        faster_flags = []
-        # The VM's own speed drifts by up to 30% over 20 s of runs (docs/performance.md "Is it
-        # slower?"): a flagged pair is benched again back to back, and only a second flag counts.
-        first_flags = 0
-        for i in range(1, 11):
-            rerun = self.bench("run%d" % i, honest)
-            d = self.diff(first, rerun, "--json")
-            if flagged(d):
-                first_flags += 1
-                d = self.diff(self.bench("run%d_base" % i, honest),
-                              self.bench("run%d_again" % i, honest), "--json")
-            self.assertFalse(flagged(d), "rerun %d flagged twice:\n%s%s" % (i, d.stdout, d.stderr))
-        print("reruns flagged slower at first: %d of 10; faster: %s" % (first_flags, faster_flags),
-              file=sys.stderr)
-        # Slower than an honest run just before it by half its median; a pair drowned in the
-        # VM's noise (the runs' own spread then exceeds the change) is benched again, at most
-        # three times. 20% (the issue's figure) was flagged in 1 of 3 pairs on 2026-12-06 here,
-        # when an honest run's medians spread 700-1050 us: a spin of 20% then added 11-28%.
-        for attempt in range(3):
-            if attempt:
-                first = self.bench("base%d" % attempt, honest)
-                with open(first) as f:
-                    median = json.load(f)["problems"][0]["results"][0]["median_s"]
-            slow = self.bench("slow", {"GSCHECK_BENCH_HACK": "slow",
-                                       "GSCHECK_BENCH_SLOW_US": str(0.5 * median * 1e6)})
-            d = self.diff(first, slow)
-            if d.returncode == 1:
-                break
+            return first, json.load(f)["problems"][0]["results"][0]["median_s"]
+
+    def test_a_report_diffed_with_itself_is_unchanged(self):
+        first, _ = self.first_run()
+        d = self.diff(first, first, "--json")
+        self.assertEqual(d.returncode, 0, d.stdout + d.stderr)
+        j = json.loads(d.stdout)
+        self.assertEqual(j["changes"], [])
+        self.assertEqual(j["unchanged"], 1)
+        self.assertFalse(j["regression"])
+
+    def test_a_plugin_twenty_times_slower_is_flagged(self):
+        # Whether an honest rerun is flagged depends on the machine, not on gscheck: on this
+        # shared VM a back-to-back pair of honest runs came out x1.63 apart (547 -> 894 us, p =
+        # 4e-5) in CI on 2026-12-07, which no test on two reports can tell from a regression
+        # (docs/performance.md "Is it slower?"). So no rerun is asserted here; the rule itself is
+        # pinned on fixed samples by BenchDiff.* and MannWhitney.*. What is asserted holds on any
+        # machine: the slow hack spins for twenty honest medians of wall-clock time after its
+        # gather, so every slow call takes longer than the honest median by that much, whatever
+        # the load while either run was timed.
+        first, median = self.first_run()
+        slow = self.bench("slow", {"GSCHECK_BENCH_HACK": "slow",
+                                   "GSCHECK_BENCH_SLOW_US": str(20 * median * 1e6)})
+        d = self.diff(first, slow)
         self.assertEqual(d.returncode, 1, d.stdout + d.stderr)
         self.assertIn("  slower  gather_nd/float32/64B/uniform/table=256KiB/n=65536  ", d.stdout)
         j = json.loads(self.diff(first, slow, "--json").stdout)
         self.assertEqual(j["changes"][0]["kind"], "slower")
         self.assertTrue(j["regression"])
-        self.assertGreater(j["changes"][0]["ratio"], 1.1)
+        self.assertGreater(j["changes"][0]["ratio"], 10)
         self.assertLess(j["changes"][0]["p"], 0.01)
         # The other way round it is faster: reported, exit 0.
         d = self.diff(slow, first)
