@@ -66,6 +66,10 @@ struct Options {
   /// do the values an untouched or colliding element is judged against (the starting tensor
   /// and the updates, read canonicalised).
   bool canonical_nan = false;
+  /// A second prediction of the same case (a known failure's
+  /// arithmetic=flush_denormals_in_float_or_kept): a touched scatter element whose bits match it
+  /// is as right as one matching the expected tensor. Not owned; same dtype and shape.
+  const Tensor* also_expected = nullptr;
 };
 
 /// Compare a backend's outcome with the reference's outcome for the same case, by the op's rule:

@@ -36,7 +36,12 @@ reference::Departure followed_rule(const reports::KnownFailures& known,
     }
     d.wrap_negative = d.wrap_negative || e.follows.wrap_negative;
     d.flush_denormals = d.flush_denormals || e.follows.flush_denormals;
-    d.flush_half_min_max = d.flush_half_min_max || e.follows.flush_half_min_max;
+    using S = reference::Departure::MinMaxStore;
+    if (e.follows.min_max_store != S::kTensorFlow) {
+      conflict = conflict ||
+                 (d.min_max_store != S::kTensorFlow && d.min_max_store != e.follows.min_max_store);
+      if (d.min_max_store == S::kTensorFlow) d.min_max_store = e.follows.min_max_store;
+    }
     d.any_order_duplicates = d.any_order_duplicates || e.follows.any_order_duplicates;
     d.one_row_copied = d.one_row_copied || e.follows.one_row_copied;
     d.canonical_nan = d.canonical_nan || e.follows.canonical_nan;
@@ -45,11 +50,10 @@ reference::Departure followed_rule(const reports::KnownFailures& known,
       conflict = conflict || (d.min_max_tie != T::kKeep && d.min_max_tie != e.follows.min_max_tie);
       if (d.min_max_tie == T::kKeep) d.min_max_tie = e.follows.min_max_tie;
     }
-    if (e.follows.int64_low_32_bits && !d.int64_low_32_bits) {
-      d.int64_low_32_bits = true;
-      d.cut_after_wrap = e.follows.cut_after_wrap;
-      d.cut_as_jax_numpy = e.follows.cut_as_jax_numpy;
-      d.cut_unsigned = e.follows.cut_unsigned;
+    if (e.follows.int64_cut != reference::Departure::Int64Cut::kNone) {
+      conflict = conflict || (d.int64_cut != reference::Departure::Int64Cut::kNone &&
+                              d.int64_cut != e.follows.int64_cut);
+      if (d.int64_cut == reference::Departure::Int64Cut::kNone) d.int64_cut = e.follows.int64_cut;
     }
     if (conflict && !followers.empty()) lint.overlaps.emplace_back(followers.front(), i);
     followers.push_back(i);
@@ -59,7 +63,10 @@ reference::Departure followed_rule(const reports::KnownFailures& known,
 
 // The comparison reads index rows as the rule does (compare keeps its own decoding).
 compare::RowRule row_rule(const reference::Departure& d) {
-  return {d.wrap_negative, d.int64_low_32_bits, d.cut_after_wrap, d.cut_unsigned};
+  using C = reference::Departure::Int64Cut;
+  return {d.wrap_negative, d.int64_cut != C::kNone,
+          d.int64_cut == C::kLow32BitsAfterWrap || d.int64_cut == C::kJaxNumpy,
+          d.int64_cut == C::kLow32BitsUnsigned};
 }
 
 }  // namespace
@@ -93,12 +100,19 @@ Explanation explain(const reports::KnownFailures& known, const Evidence& ev, con
   // within the same bounds); what still differs is left to the other entries.
   std::vector<std::size_t> followers;
   const reference::Departure rule = followed_rule(known, x.lint.selected, followers, x.lint);
-  std::optional<Outcome> predicted;
+  std::optional<Outcome> predicted, also_predicted;
   std::optional<Judged> j_rule;
   if (!followers.empty()) {
+    using S = reference::Departure::MinMaxStore;
     reference::Options ro;
     ro.max_output_bytes = ev.max_output_bytes;
     ro.departure = rule;
+    // Either store per element: both predictions, each element graded against the pair.
+    if (rule.min_max_store == S::kEither) {
+      ro.departure.min_max_store = S::kKept;
+      also_predicted = reference::run(ev.f.c, ro);
+      ro.departure.min_max_store = S::kFlushed;
+    }
     predicted = reference::run(ev.f.c, ro);
     const bool over_budget =
         !predicted->ok() && predicted->error().cls == ErrorClass::kResourceExhausted;
@@ -108,6 +122,8 @@ Explanation explain(const reports::KnownFailures& known, const Evidence& ev, con
       opts.any_order = rule.any_order_duplicates;
       opts.flush_denormals = rule.flush_denormals;
       opts.canonical_nan = rule.canonical_nan;
+      if (also_predicted && also_predicted->ok() && predicted->ok())
+        opts.also_expected = &**also_predicted;
       // Another order each run: repeats may differ, and each must be within the bounds.
       const bool deterministic = ev.deterministic && !rule.any_order_duplicates;
       Evidence under{ev.f, nullptr, &*predicted,        ev.runs, deterministic, opts,

@@ -218,7 +218,7 @@ Outcome run_gather(const Case& c, const Options& options) {
   const BadIndicesPolicy policy = BadIndicesPolicy::kDefault;  // GatherV2 reads no policy here
   const bool raise = bad_indices_raise(c.semantics, policy, options.departure);
   IndexRule rule = index_rule(c.semantics, /*gathers=*/true, policy, options.departure);
-  if (options.departure.cut_as_jax_numpy && ri == batch_dims)
+  if (options.departure.int64_cut == Departure::Int64Cut::kJaxNumpy && ri == batch_dims)
     rule = jax_numpy_slice_rule(rule, rp - batch_dims);
   const int64_t bad = visit_dtype(params.dtype(), [&](auto ttag) {
     using T = typename decltype(ttag)::type;

@@ -244,8 +244,8 @@ Outcome run_gather_nd(const Case& c, const Options& options) {
 
   const bool raise = bad_indices_raise(c.semantics, *policy, options.departure);
   IndexRule rule = index_rule(c.semantics, /*gathers=*/true, *policy, options.departure);
-  if (options.departure.cut_as_jax_numpy && *policy != BadIndicesPolicy::kIgnore &&
-      indices.rank() == bd + 1)
+  if (options.departure.int64_cut == Departure::Int64Cut::kJaxNumpy &&
+      *policy != BadIndicesPolicy::kIgnore && indices.rank() == bd + 1)
     rule = jax_numpy_slice_rule(rule, params.rank() - bd);
   const int64_t bad = visit_dtype(params.dtype(), [&](auto ttag) {
     using T = typename decltype(ttag)::type;

@@ -23,12 +23,26 @@ std::string Departure::describe() const {
   }
   if (wrap_negative) add("negative_indices=wrap");
   if (flush_denormals)
-    add(flush_half_min_max ? "arithmetic=flush_denormals_in_float" : "arithmetic=flush_denormals");
-  if (int64_low_32_bits)
-    add(cut_unsigned       ? "int64_indices=low_32_bits_unsigned"
-        : cut_as_jax_numpy ? "int64_indices=jax_numpy"
-        : cut_after_wrap   ? "int64_indices=low_32_bits_after_wrap"
-                           : "int64_indices=low_32_bits");
+    add(min_max_store == MinMaxStore::kFlushed  ? "arithmetic=flush_denormals_in_float"
+        : min_max_store == MinMaxStore::kEither ? "arithmetic=flush_denormals_in_float_or_kept"
+        : min_max_store == MinMaxStore::kKept   ? "arithmetic=flush_denormals_min_max_kept"
+                                                : "arithmetic=flush_denormals");
+  switch (int64_cut) {
+    case Int64Cut::kNone:
+      break;
+    case Int64Cut::kLow32Bits:
+      add("int64_indices=low_32_bits");
+      break;
+    case Int64Cut::kLow32BitsAfterWrap:
+      add("int64_indices=low_32_bits_after_wrap");
+      break;
+    case Int64Cut::kJaxNumpy:
+      add("int64_indices=jax_numpy");
+      break;
+    case Int64Cut::kLow32BitsUnsigned:
+      add("int64_indices=low_32_bits_unsigned");
+      break;
+  }
   if (any_order_duplicates) add("duplicates=any_order");
   if (one_row_copied) add("scatter_nd=one_row_copied");
   if (min_max_tie == MinMaxTie::kUpdate) add("min_max_ties=update");

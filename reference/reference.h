@@ -30,25 +30,45 @@ struct Departure {
   /// (tensor_scatter_nd_update, untouched elements, gathers); float16's subnormals are normal
   /// floats, so float16 never flushes. docs/spec_notes.md, "Flush-to-zero".
   bool flush_denormals = false;
-  /// With flush_denormals, "flush_denormals_in_float": a bfloat16 min or max stores the flushed
-  /// float it compared, as XLA's CPU code does (computes in float32): min(0x0001, 1.0) is +0.
-  bool flush_half_min_max = false;
-  /// An int64 index value is cut to its low 32 bits, read as int32: 2^32 + 1 reads row 1. Before
-  /// the negative wrap (OpenVINO converts the indices first), or after it (jax.numpy casts the
-  /// wrapped indices with astype: INT64_MIN + dim is cut, not INT64_MIN).
-  bool int64_low_32_bits = false;
-  bool cut_after_wrap = false;
-  /// With cut_after_wrap: jax.numpy's own choice of path (jax 0.10.2, indexing.py). A gather
-  /// whose index per batch example is one scalar per coordinate (gather: indices of rank
-  /// batch_dims; gather_nd: one index row per example, bad_indices_policy not IGNORE) becomes
-  /// lax.dynamic_slice, whose start indices are cast to int32 together, before the wrap, when
-  /// there are two or more (params of rank 2 or more per example), and kept as int64 when there
-  /// is one: there, 2^32 + 1 clamps to dim - 1 (1-d) or reads row 1 (2-d), INT64_MIN reads row 0.
-  bool cut_as_jax_numpy = false;
-  /// "low_32_bits_unsigned": the low 32 bits read as uint32, so -1 is 4294967295, past any dim
-  /// (TF-XLA 2.21's tf.gather with batch_dims > 0 and int64 indices: a clamping gather reads
-  /// -1 and 2^31 as the last row, 2^32 + 1 as row 1, INT64_MIN as row 0). No wrap comes with it.
-  bool cut_unsigned = false;
+  /// With flush_denormals, what a min or max stores; every rule compares the operands as DAZ
+  /// floats (a subnormal reads as a zero of its sign).
+  enum class MinMaxStore : unsigned char {
+    /// TensorFlow's CPU kernels: bfloat16 and float16 keep the chosen operand's bits
+    /// (min(0x0001, 1.0) is 0x0001), float32 and float64 store the flushed value.
+    kTensorFlow,
+    kFlushed,  ///< "flush_denormals_in_float": the flushed value, every dtype (jax's XLA): +0
+    kKept,     ///< the chosen operand's bits, every dtype (part of kEither, no name of its own)
+    /// "flush_denormals_in_float_or_kept": kFlushed or kKept, element by element. TF-XLA's loops
+    /// keep the chosen bits in their vector chunks and flush in the scalar tail (bfloat16 and
+    /// float32, probed 2026-12-07), whose place depends on the ISA; a slice position goes one
+    /// way for every row, so each element is graded against both predictions, bit for bit
+    /// (harness/explain.cc runs the reference under each; run() alone computes kKept).
+    kEither,
+  };
+  MinMaxStore min_max_store = MinMaxStore::kTensorFlow;
+  /// How an int64 index value is cut to 32 bits, if it is.
+  enum class Int64Cut : unsigned char {
+    kNone,
+    /// "low_32_bits": the low 32 bits read as int32 (2^32 + 1 reads row 1), before the negative
+    /// wrap (OpenVINO converts the indices first).
+    kLow32Bits,
+    /// "low_32_bits_after_wrap": the same after the wrap (jax.numpy casts the wrapped indices
+    /// with astype: INT64_MIN + dim is cut, not INT64_MIN).
+    kLow32BitsAfterWrap,
+    /// "jax_numpy": kLow32BitsAfterWrap, but by jax.numpy's own choice of path (jax 0.10.2,
+    /// indexing.py). A gather whose index per batch example is one scalar per coordinate (gather:
+    /// indices of rank batch_dims; gather_nd: one index row per example, bad_indices_policy not
+    /// IGNORE) becomes lax.dynamic_slice, whose start indices are cast to int32 together, before
+    /// the wrap, when there are two or more (params of rank 2 or more per example), and kept as
+    /// int64 when there is one: there, 2^32 + 1 clamps to dim - 1 (1-d) or reads row 1 (2-d),
+    /// INT64_MIN reads row 0.
+    kJaxNumpy,
+    /// "low_32_bits_unsigned": the low 32 bits read as uint32, so -1 is 4294967295, past any dim
+    /// (TF-XLA 2.21's tf.gather with batch_dims > 0 and int64 indices: a clamping gather reads
+    /// -1 and 2^31 as the last row, 2^32 + 1 as row 1, INT64_MIN as row 0). No wrap comes with it.
+    kLow32BitsUnsigned,
+  };
+  Int64Cut int64_cut = Int64Cut::kNone;
   /// Rows colliding on a scatter's element are applied in some order, not row order: the
   /// reference computes row order as ever, and the comparison admits every order (within the
   /// summation bound for add and sub, any colliding row for update, min/max of the set), and
@@ -73,7 +93,7 @@ struct Departure {
 
   bool any() const {
     return bad_index != BadIndex::kSemantics || wrap_negative || flush_denormals ||
-           int64_low_32_bits || any_order_duplicates || one_row_copied ||
+           int64_cut != Int64Cut::kNone || any_order_duplicates || one_row_copied ||
            min_max_tie != MinMaxTie::kKeep || canonical_nan;
   }
   /// "bad_index=clamp, negative_indices=wrap, arithmetic=flush_denormals,

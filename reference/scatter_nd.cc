@@ -407,14 +407,17 @@ void sub_flushed(T& o, const T& u) {
     o = flushed(o);
   }
 }
-// min or max under DAZ; the half types keep the bits chosen (TensorFlow), or store the flushed
-// float they were compared as (half_flushed: XLA, which computes in float32: jax's bfloat16
-// min(0x0001, 1.0) is 0x0000, 2026-12-07).
+// min or max under DAZ, storing as the rule says (Departure::MinMaxStore): the chosen operand's
+// bits (TensorFlow's half types; TF-XLA's vector chunks), or the flushed value it was compared as
+// (TensorFlow's float32 and float64; XLA, which computes the half types in float32: jax's
+// bfloat16 min(0x0001, 1.0) is 0x0000, 2026-12-07).
 template <class T>
-void min_max_flushed(T& o, const T& u, bool min, Departure::MinMaxTie tie, bool half_flushed) {
+void min_max_flushed(T& o, const T& u, bool min, Departure::MinMaxTie tie, bool keep_bits) {
   if constexpr (kIsHalf<T>) {
     if (update_wins(daz(to_float(o)), daz(to_float(u)), min, tie)) o = stored(o, u, min, tie);
-    if (half_flushed && !nan_value(o)) o = from_float<T>(daz(to_float(o)));
+    if (!keep_bits && !nan_value(o)) o = from_float<T>(daz(to_float(o)));
+  } else if (keep_bits) {
+    if (update_wins(flushed(o), flushed(u), min, tie)) o = stored(o, u, min, tie);
   } else {
     const T a = flushed(o);
     const T b = flushed(u);
@@ -451,11 +454,16 @@ int64_t scatter_rows(const Index* ix, const T* upd, T* out, const Geometry& geo,
   return bad;
 }
 
+// The arithmetic and tie parts of d apply (index rules are in g already). kEither computes the
+// chosen bits: the grading asks for both stores itself (harness/explain.cc).
 template <class T, class Index>
 Expected<int64_t> scatter_typed(Op op, const Tensor& indices, const Tensor& updates, Tensor& out,
-                                const Geometry& g, bool flush,
-                                Departure::MinMaxTie tie = Departure::MinMaxTie::kKeep,
-                                bool half_flushed = false) {
+                                const Geometry& g, const Departure& d) {
+  const bool flush = d.flush_denormals;
+  const Departure::MinMaxTie tie = d.min_max_tie;
+  using S = Departure::MinMaxStore;
+  const bool keep_bits = d.min_max_store == S::kKept || d.min_max_store == S::kEither ||
+                         (d.min_max_store == S::kTensorFlow && kIsHalf<T>);
   const Index* ix = indices.data_as<Index>();
   const T* upd = updates.data_as<T>();
   T* o = out.data_as<T>();
@@ -478,7 +486,7 @@ Expected<int64_t> scatter_typed(Op op, const Tensor& indices, const Tensor& upda
         if constexpr (kHasMinMaxAll<T>) {
           const bool min = op == Op::kTensorScatterMin;
           return scatter_rows(ix, upd, o, g, [=](T* dst, const T* src, int64_t n) {
-            for (int64_t j = 0; j < n; ++j) min_max_flushed(dst[j], src[j], min, tie, half_flushed);
+            for (int64_t j = 0; j < n; ++j) min_max_flushed(dst[j], src[j], min, tie, keep_bits);
           });
         }
         break;
@@ -618,11 +626,11 @@ Outcome run_scatter_nd(const Case& c, const Options& options) {
     return visit_index_dtype(indices.dtype(), [&](auto itag) {
       using Index = typename decltype(itag)::type;
       const reference::Departure& d = options.departure;
-      Expected<int64_t> r = scatter_typed<T, Index>(
-          c.op, indices, updates, *out, g, d.flush_denormals, d.min_max_tie, d.flush_half_min_max);
+      Expected<int64_t> r = scatter_typed<T, Index>(c.op, indices, updates, *out, g, d);
       // One row, rewritten as it is over its sum with zeros (an out-of-range row writes nothing).
       if (r.ok() && d.one_row_copied && c.op == Op::kScatterNd && g.rows == 1)
-        return scatter_typed<T, Index>(Op::kTensorScatterUpdate, indices, updates, *out, g, false);
+        return scatter_typed<T, Index>(Op::kTensorScatterUpdate, indices, updates, *out, g,
+                                       Departure{});
       return r;
     });
   });

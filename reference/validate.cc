@@ -60,9 +60,10 @@ IndexRule index_rule(Semantics s, bool gathers, BadIndicesPolicy p, const Depart
   if (d.bad_index == B::kRaise || d.bad_index == B::kZeroFill) r.clamp = false;
   if (d.bad_index == B::kClamp) r.clamp = gathers;
   if (d.wrap_negative) r.wrap_negative = true;
-  r.low_32_bits = d.int64_low_32_bits;
-  r.cut_after_wrap = d.cut_after_wrap;
-  r.cut_unsigned = d.cut_unsigned;
+  using C = Departure::Int64Cut;
+  r.low_32_bits = d.int64_cut != C::kNone;
+  r.cut_after_wrap = d.int64_cut == C::kLow32BitsAfterWrap || d.int64_cut == C::kJaxNumpy;
+  r.cut_unsigned = d.int64_cut == C::kLow32BitsUnsigned;
   return r;
 }
 

@@ -676,26 +676,18 @@ Status read_follows(const Fields& f, KnownFailure& k) {
         {"flush_denormals_in_float",
          [](D& d) {
            d.flush_denormals = true;
-           d.flush_half_min_max = true;
+           d.min_max_store = D::MinMaxStore::kFlushed;
+         }},
+        {"flush_denormals_in_float_or_kept",
+         [](D& d) {
+           d.flush_denormals = true;
+           d.min_max_store = D::MinMaxStore::kEither;
          }}}},
       {"int64_indices",
-       {{"low_32_bits", [](D& d) { d.int64_low_32_bits = true; }},
-        {"low_32_bits_after_wrap",
-         [](D& d) {
-           d.int64_low_32_bits = true;
-           d.cut_after_wrap = true;
-         }},
-        {"low_32_bits_unsigned",
-         [](D& d) {
-           d.int64_low_32_bits = true;
-           d.cut_unsigned = true;
-         }},
-        {"jax_numpy",
-         [](D& d) {
-           d.int64_low_32_bits = true;
-           d.cut_after_wrap = true;
-           d.cut_as_jax_numpy = true;
-         }}}},
+       {{"low_32_bits", [](D& d) { d.int64_cut = D::Int64Cut::kLow32Bits; }},
+        {"low_32_bits_after_wrap", [](D& d) { d.int64_cut = D::Int64Cut::kLow32BitsAfterWrap; }},
+        {"low_32_bits_unsigned", [](D& d) { d.int64_cut = D::Int64Cut::kLow32BitsUnsigned; }},
+        {"jax_numpy", [](D& d) { d.int64_cut = D::Int64Cut::kJaxNumpy; }}}},
       {"duplicates", {{"any_order", [](D& d) { d.any_order_duplicates = true; }}}},
       {"scatter_nd", {{"one_row_copied", [](D& d) { d.one_row_copied = true; }}}},
       {"min_max_ties",

@@ -947,6 +947,52 @@ TEST(Grading, FollowsFlushDenormalsLeavesUntouchedElementsExact) {
   EXPECT_EQ(grade({2e-40f, sub}).verdict, Verdict::kFailed);  // another subnormal
 }
 
+// flush_denormals_in_float_or_kept (TF-XLA's bfloat16 min/max): each element stores the chosen
+// operand's bits (vector chunks) or the flushed float (scalar tail), which one by slice position
+// and ISA. Both predictions are graded bit for bit, element by element.
+TEST(Grading, FollowsEitherStoreGradesEachElementAgainstBothPredictions) {
+  const auto known = reports::known_failures_from_json(nlohmann::json::parse(R"J(
+    {"gscheck_known_failures": 2, "known": [
+      {"id": "xla-min", "when": {"ops": ["tensor_scatter_nd_min"], "has": ["subnormal_input"]},
+       "forgives": {"follows": {"arithmetic": "flush_denormals_in_float_or_kept"}},
+       "reason": "vector chunks keep, the scalar tail flushes", "link": "l"}]})J"),
+                                                       "k.json")
+                         .value();
+  const auto bf = [](Shape shape, std::vector<uint16_t> bits) {
+    std::vector<BFloat16> v;
+    for (uint16_t b : bits) v.push_back(BFloat16{b});
+    return Tensor::from_values<BFloat16>(std::move(shape), v);
+  };
+  CaseFile f;
+  f.c.name = "t/min";
+  f.c.op = Op::kTensorScatterMin;
+  // Three touched elements (one row of three: min(0x0001, 1.0) each), one untouched subnormal.
+  f.c.tensor = bf(Shape{2, 3}, {1, 1, 1, 2, 2, 2});
+  f.c.indices = Tensor::from_values<int32_t>(Shape{1, 1}, {0});
+  f.c.updates = bf(Shape{1, 3}, {0x3f80, 0x3f80, 0x3f80});
+  CheckOptions opts;
+  opts.known_failures = &known;
+  auto reference = make_reference_backend();
+  auto grade = [&](std::vector<uint16_t> got) {
+    Scripted backend("plugin:x", {bf(Shape{2, 3}, std::move(got))});
+    CaseChecker checker(backend, reference.get(), opts);
+    return checker.check_case(f, "");
+  };
+  const uint16_t u = 0x0002;  // the untouched row keeps its bits under every rule
+  EXPECT_EQ(grade({1, 1, 1, u, u, u}).verdict, Verdict::kPassed);  // TensorFlow's
+  auto r = grade({1, 1, 0, u, u, u});  // two kept in a vector chunk, the tail flushed
+  EXPECT_EQ(r.verdict, Verdict::kXfail) << r.reason;
+  ASSERT_EQ(r.explained.size(), 1u);
+  EXPECT_NE(r.explained[0].example.find("follows arithmetic=flush_denormals_in_float_or_kept"),
+            std::string::npos)
+      << r.explained[0].example;
+  EXPECT_EQ(grade({0, 0, 0, u, u, u}).verdict, Verdict::kXfail);        // all flushed
+  EXPECT_EQ(grade({1, 0x8000, 0, u, u, u}).verdict, Verdict::kFailed);  // -0: neither store
+  EXPECT_EQ(grade({1, 2, 0, u, u, u}).verdict, Verdict::kFailed);       // another subnormal
+  EXPECT_EQ(grade({1, 1, 0, u, u, 0}).verdict, Verdict::kFailed);       // an untouched flush
+  EXPECT_EQ(grade({1, 0x3f80, 0, u, u, u}).verdict, Verdict::kFailed);  // the update's row
+}
+
 TEST(Grading, FollowsEntriesAreCheckedWhenRead) {
   auto err = [](const char* forgives) {
     const std::string text =

@@ -507,7 +507,7 @@ TEST(ReferenceDeparture, BadIndexRules) {
   EXPECT_EQ(raised.error().cls, ErrorClass::kBadIndex);
   // int64 indices cut to their low 32 bits first: 2^32 + 1 reads row 1, 2^32 - 1 is -1.
   Options low32;
-  low32.departure.int64_low_32_bits = true;
+  low32.departure.int64_cut = Departure::Int64Cut::kLow32Bits;
   expect_tensor(run(gather(f32({3}, {1, 2, 3}), i64({1}, {(int64_t{1} << 32) + 1})), low32),
                 f32({1}, {2}));
   low32.departure.wrap_negative = true;
@@ -516,7 +516,7 @@ TEST(ReferenceDeparture, BadIndexRules) {
   // After the wrap (jax.numpy): INT64_MIN + 3 is cut to 3, a bad row; before it, to 0.
   const Case min_row = gather(f32({3}, {1, 2, 3}), i64({1}, {INT64_MIN}));
   expect_tensor(run(min_row, low32), f32({1}, {1}));
-  low32.departure.cut_after_wrap = true;
+  low32.departure.int64_cut = Departure::Int64Cut::kLow32BitsAfterWrap;
   EXPECT_EQ(run(min_row, low32).error().cls, ErrorClass::kBadIndex);
   EXPECT_EQ(Departure{}.describe(), "");
   EXPECT_EQ(wrap.departure.describe(), "negative_indices=wrap");
@@ -557,9 +557,7 @@ TEST(ReferenceDeparture, Int64CutAsJaxNumpy) {
   Options jnp;
   jnp.departure.bad_index = Departure::BadIndex::kClamp;
   jnp.departure.wrap_negative = true;
-  jnp.departure.int64_low_32_bits = true;
-  jnp.departure.cut_after_wrap = true;
-  jnp.departure.cut_as_jax_numpy = true;
+  jnp.departure.int64_cut = Departure::Int64Cut::kJaxNumpy;
   const int64_t big = (int64_t{1} << 32) + 1;  // low 32 bits: 1
   // An index array, [3] rows of 1-d params: cut after the wrap (INT64_MIN + 3 reads 3: clamped).
   expect_tensor(run(gather(f32({3}, {1, 2, 3}), i64({2}, {big, INT64_MIN})), jnp),
@@ -577,8 +575,7 @@ TEST(ReferenceDeparture, Int64CutAsJaxNumpy) {
   // so -1 and 2^31 are past the end (clamped to the last row), INT64_MIN is 0, 2^32 + 1 is 1.
   Options high;
   high.departure.bad_index = Departure::BadIndex::kClamp;
-  high.departure.int64_low_32_bits = true;
-  high.departure.cut_unsigned = true;
+  high.departure.int64_cut = Departure::Int64Cut::kLow32BitsUnsigned;
   expect_tensor(run(gather(f32({3}, {1, 2, 3}), i64({5}, {-1, int64_t{1} << 31, INT64_MIN, big,
                                                           -(int64_t{1} << 32) + 1})),
                     high),
@@ -638,12 +635,26 @@ TEST(ReferenceDeparture, MinMaxTiesAsOnnxRuntimeAndXla) {
   h = run(bf_min, o);
   ASSERT_TRUE(h.ok());
   EXPECT_EQ(h->data_as<BFloat16>()[0].bits, 0x0001);  // TensorFlow's scalar path
-  o.departure.flush_half_min_max = true;
+  o.departure.min_max_store = Departure::MinMaxStore::kFlushed;
   h = run(bf_min, o);
   ASSERT_TRUE(h.ok());
   EXPECT_EQ(h->data_as<BFloat16>()[0].bits, 0x0000);
   EXPECT_EQ(o.departure.describe(), "arithmetic=flush_denormals_in_float, min_max_ties=xla");
-  o.departure.flush_half_min_max = false;
+  o.departure.min_max_store = Departure::MinMaxStore::kTensorFlow;
+  // kKept (half of TF-XLA's either rule): DAZ comparisons, the chosen operand's bits stored, any
+  // dtype; float32 min(2, 1e-45) keeps 1e-45 where TensorFlow's flush stores 0.
+  const Case f_min = tensor_scatter(kMin, f32({2}, {2.0f, 0.0f}), i32({2, 1}, {0, 1}),
+                                    f32({2}, {1e-45f, -1e-45f}));
+  h = run(f_min, o);
+  ASSERT_TRUE(h.ok());
+  EXPECT_EQ(std::bit_cast<uint32_t>(h->data_as<float>()[0]), 0u);
+  o.departure.min_max_store = Departure::MinMaxStore::kKept;
+  h = run(f_min, o);
+  ASSERT_TRUE(h.ok());
+  EXPECT_EQ(std::bit_cast<uint32_t>(h->data_as<float>()[0]), 1u);  // 1e-45 kept
+  // -1e-45 compares as -0, which ties the tensor's +0 under min_max_ties=xla: -0 is below.
+  EXPECT_EQ(std::bit_cast<uint32_t>(h->data_as<float>()[1]), 0x80000001u);
+  o.departure.min_max_store = Departure::MinMaxStore::kTensorFlow;
   // XLA's NaNs (jnp, 2026-12-07): a NaN in the tensor stays; a NaN update takes the signs or'd
   // (min) or and'd (max).
   o.departure.flush_denormals = false;
