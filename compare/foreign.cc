@@ -47,7 +47,8 @@ std::optional<int64_t> first_foreign_element(const Case& c, const Tensor& got) {
   std::vector<const Tensor*> inputs;
   if (c.op == Op::kGather || c.op == Op::kGatherNd) {
     if (c.params) inputs.push_back(&*c.params);
-  } else if (c.op == Op::kTensorScatterUpdate) {
+  } else if (c.op == Op::kTensorScatterUpdate || c.op == Op::kTensorScatterMin ||
+             c.op == Op::kTensorScatterMax) {
     if (c.tensor) inputs.push_back(&*c.tensor);
     if (c.updates) inputs.push_back(&*c.updates);
   }

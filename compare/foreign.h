@@ -16,8 +16,8 @@ namespace gscheck::compare {
 /// The flat index of the first element of `got` that no input of `c` holds bit for bit, that is
 /// not zero (either sign: zero-filling rules write it) and that is not a NaN while an input holds
 /// one (a runtime may quiet or canonicalise a NaN it copies). Only for the ops whose elements are
-/// all copies (gather, gather_nd: params; tensor_scatter_nd_update: tensor and updates) and an
-/// output of the inputs' dtype; nullopt otherwise, or when every element is accounted for, or
+/// all copies (gather, gather_nd: params; tensor_scatter_nd_update, min and max: tensor and
+/// updates, a flush-to-zero min or max storing a zero) and an output of the inputs' dtype; nullopt otherwise, or when every element is accounted for, or
 /// when the inputs hold more than 2^22 elements (not searched).
 std::optional<int64_t> first_foreign_element(const Case& c, const Tensor& got);
 

@@ -306,7 +306,10 @@ bool CaseView::fact(CaseFact f) const {
           c_.updates->shape().rank() < c_.indices->shape().rank() - 1;
       break;
     case CaseFact::kNonzeroBatchDims:
-      v = c_.batch_dims != 0;
+      // As tf.gather resolves it: a negative batch_dims counts from the indices' rank (-1 of
+      // rank-1 indices is 0, no batch). Only gather takes a negative one.
+      v = c_.batch_dims != 0 &&
+          !(c_.op == Op::kGather && c_.indices && c_.batch_dims + c_.indices->rank() == 0);
       break;
     case CaseFact::kOtherPolicy:
       v = bad_indices_policy_from_name(c_.bad_indices_policy) != BadIndicesPolicy::kDefault;

@@ -229,10 +229,10 @@ void serve_mapped(WorkerState& state, const unsigned char* base, uint64_t in_byt
   if (code == GSC_OK && !out.allocated)
     return fail(Ending::kFailed, "plugin returned OK although its output allocation was refused");
   if (out.allocated) {
-    const std::string bad = finish_output(out, code, strings_offset, strings_bytes);
-    // A changed guard byte is a write outside the output (finish_output's "plugin wrote ...").
-    if (!bad.empty())
-      return fail(bad.starts_with("plugin wrote ") ? Ending::kCrashed : Ending::kFailed, bad);
+    const OutputFault bad = finish_output(out, code, strings_offset, strings_bytes);
+    if (bad.kind != OutputFault::Kind::kNone)
+      return fail(bad.kind == OutputFault::Kind::kWroteOutside ? Ending::kCrashed : Ending::kFailed,
+                  bad.why);
   }
   if (!no_children_left(state)) return;
   reply(Ending::kReturned, code, &out, strings_offset, strings_bytes, message);

@@ -233,31 +233,33 @@ int32_t set_string(void* ctx, int64_t index, const char* data, int64_t size) {
   return GSC_OK;
 }
 
-std::string finish_output(Output& o, int32_t code, uint64_t& strings_offset,
+OutputFault finish_output(Output& o, int32_t code, uint64_t& strings_offset,
                           uint64_t& strings_bytes) {
+  using K = OutputFault::Kind;
   if (o.device) {
     const CudaRuntime& cuda = o.state->cuda;
-    if (int e = cuda.sync_fn(); e != 0) return "after run(): " + cuda.error(e);
+    if (int e = cuda.sync_fn(); e != 0) return {K::kUnusable, "after run(): " + cuda.error(e)};
     if (int e = cuda.memcpy_fn(o.payload() - kGuardBytes, o.device,
                                o.payload_bytes + 2 * kGuardBytes, CudaRuntime::kDeviceToHost);
         e != 0)
-      return "copying the output from the device: " + cuda.error(e);
+      return {K::kUnusable, "copying the output from the device: " + cuda.error(e)};
   }
   const unsigned char* region = o.map + o.region_offset;
   const uint64_t head = o.payload_offset - o.region_offset;
   if (const uint64_t i = last_changed_guard_byte(region, head); i < head)
-    return "plugin wrote before its output buffer (guard byte " + std::to_string(head - i) +
-           " before the start)";
+    return {K::kWroteOutside, "plugin wrote before its output buffer (guard byte " +
+                                  std::to_string(head - i) + " before the start)"};
   const unsigned char* end = o.payload() + o.payload_bytes;
   const uint64_t tail = static_cast<uint64_t>(region + o.region_bytes - end);
   if (const uint64_t i = first_changed_guard_byte(end, tail); i < tail)
-    return "plugin wrote past the end of its output buffer (guard byte " + std::to_string(i) +
-           " after the end)";
-  if (o.dtype != GSC_STRING || code != GSC_OK) return "";
+    return {K::kWroteOutside, "plugin wrote past the end of its output buffer (guard byte " +
+                                  std::to_string(i) + " after the end)"};
+  if (o.dtype != GSC_STRING || code != GSC_OK) return {};
   set_copying_strings(true);
   std::string bad = copy_strings(o, strings_offset, strings_bytes);
   set_copying_strings(false);
-  return bad;
+  if (bad.empty()) return {};
+  return {K::kUnusable, std::move(bad)};
 }
 
 }  // namespace gscheck::worker

@@ -58,10 +58,18 @@ void* alloc_output(void* ctx, int32_t dtype, int32_t rank, const int64_t* dims);
 /// gsc_call::set_string; ctx is an Output.
 int32_t set_string(void* ctx, int64_t index, const char* data, int64_t size);
 
+/// What finish_output found wrong, if anything.
+struct OutputFault {
+  /// kWroteOutside: a guard byte changed, a write outside the output (memory safety, a crash);
+  /// kUnusable: the output cannot be read (a device copy failed, a string out of its region).
+  enum class Kind : unsigned char { kNone, kWroteOutside, kUnusable };
+  Kind kind = Kind::kNone;
+  std::string why;
+};
+
 /// After run(): copies a device output back, checks the guard bytes, and for string outputs
-/// copies the strings into "out" after the region (strings_offset/bytes say where). "" or why
-/// the output is unusable.
-std::string finish_output(Output& o, int32_t code, uint64_t& strings_offset,
+/// copies the strings into "out" after the region (strings_offset/bytes say where).
+OutputFault finish_output(Output& o, int32_t code, uint64_t& strings_offset,
                           uint64_t& strings_bytes);
 
 }  // namespace gscheck::worker

@@ -631,6 +631,28 @@ TEST(KnownFailureFacts, OutOfRangeIndexFollowsGatherAxisNone) {
   EXPECT_FALSE(CaseView(c, nullptr, nullptr).fact(CaseFact::kOutOfRangeIndex));
 }
 
+// nonzero_batch_dims as tf.gather resolves it: -1 with rank-1 indices is no batch (TF-XLA's
+// batched int64 rule matched such a gather in the conformance sweep, 2026-12-07).
+TEST(KnownFailureFacts, NonzeroBatchDimsCountsANegativeFromTheIndicesRank) {
+  Case c;
+  c.op = Op::kGather;
+  c.params = Tensor::from_values<float>(Shape{2, 3}, {1, 2, 3, 4, 5, 6});
+  c.indices = Tensor::from_values<int64_t>(Shape{2}, {0, 1});
+  const auto nonzero = [&] {
+    return CaseView(c, nullptr, nullptr).fact(CaseFact::kNonzeroBatchDims);
+  };
+  EXPECT_FALSE(nonzero());
+  c.batch_dims = -1;
+  EXPECT_FALSE(nonzero());  // -1 + rank 1 = 0
+  c.indices = Tensor::from_values<int64_t>(Shape{2, 1}, {0, 1});
+  EXPECT_TRUE(nonzero());  // -1 + rank 2 = 1
+  c.batch_dims = 1;
+  EXPECT_TRUE(nonzero());
+  c.op = Op::kGatherNd;  // gather_nd takes no negative batch_dims: as written
+  c.batch_dims = -2;
+  EXPECT_TRUE(nonzero());
+}
+
 // rank_over_64 reads every input's rank; index_outside_int32 only int64 index values.
 TEST(KnownFailureFacts, RankDimAndIndexLimits) {
   Case c;
