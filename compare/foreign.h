@@ -17,8 +17,9 @@ namespace gscheck::compare {
 /// not zero (either sign: zero-filling rules write it) and that is not a NaN while an input holds
 /// one (a runtime may quiet or canonicalise a NaN it copies). Only for the ops whose elements are
 /// all copies (gather, gather_nd: params; tensor_scatter_nd_update, min and max: tensor and
-/// updates, a flush-to-zero min or max storing a zero) and an output of the inputs' dtype; nullopt otherwise, or when every element is accounted for, or
-/// when the inputs hold more than 2^22 elements (not searched).
+/// updates, a flush-to-zero min or max storing a zero) and an output of the inputs' dtype;
+/// nullopt otherwise, or when every element is accounted for, or when the inputs hold more than
+/// 2^22 elements (not searched).
 std::optional<int64_t> first_foreign_element(const Case& c, const Tensor& got);
 
 }  // namespace gscheck::compare
