@@ -64,8 +64,7 @@ reference::Departure followed_rule(const reports::KnownFailures& known,
 // The comparison reads index rows as the rule does (compare keeps its own decoding).
 compare::RowRule row_rule(const reference::Departure& d) {
   using C = reference::Departure::Int64Cut;
-  return {d.wrap_negative, d.int64_cut != C::kNone,
-          d.int64_cut == C::kLow32BitsAfterWrap || d.int64_cut == C::kJaxNumpy,
+  return {d.wrap_negative, d.int64_cut != C::kNone, d.int64_cut_after_wrap(),
           d.int64_cut == C::kLow32BitsUnsigned};
 }
 
@@ -135,10 +134,11 @@ Explanation explain(const reports::KnownFailures& known, const Evidence& ev, con
   // The differences left are from the prediction: which elements a row computed is its question.
   std::optional<reports::CaseView> under_view;
   if (j_rule) under_view.emplace(ev.f.c, &*predicted, nullptr, row_rule(rule));
-  const std::string under = "the reference under " + rule.describe();
+  const std::string described = rule.describe();
+  const std::string under = "the reference under " + described;
   if (j_rule && j_rule->verdict == Verdict::kPassed) {
     x.verdict = Verdict::kXfail;
-    x.follows = rule.describe();
+    x.follows = described;
     x.entries = followers;
     // An entry naming this case as returning values nobody can predict also explains it, when
     // those values happen to be the rule's (memory nobody wrote, read as zeros this time).
@@ -151,13 +151,12 @@ Explanation explain(const reports::KnownFailures& known, const Evidence& ev, con
     for (std::size_t i : x.entries) x.lint.used.emplace_back(i, 1);
     x.explained.push_back(
         {known.entries[followers.front()].id, static_cast<int64_t>(j_tf.differences.size()),
-         "follows " + rule.describe() + ": " + under + " agrees (" + j_rule->reason + ")"});
+         "follows " + described + ": " + under + " agrees (" + j_rule->reason + ")"});
     return x;
   }
   if (j_rule) {
-    x.reason = "follows " + rule.describe() + " (known failure " +
-               known.entries[followers.front()].id + "), but against " + under + ": " +
-               j_rule->reason;
+    x.reason = "follows " + described + " (known failure " + known.entries[followers.front()].id +
+               "), but against " + under + ": " + j_rule->reason;
     if (!reports::is_failure(j_rule->verdict)) x.reason = j_tf.reason;
   }
   auto group = [](std::vector<reports::CaseResult::Differences>& list, const std::string& key,

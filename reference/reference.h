@@ -69,6 +69,10 @@ struct Departure {
     kLow32BitsUnsigned,
   };
   Int64Cut int64_cut = Int64Cut::kNone;
+  /// Whether int64_cut cuts after the negative wrap (jax.numpy's astype), not before it.
+  bool int64_cut_after_wrap() const {
+    return int64_cut == Int64Cut::kLow32BitsAfterWrap || int64_cut == Int64Cut::kJaxNumpy;
+  }
   /// Rows colliding on a scatter's element are applied in some order, not row order: the
   /// reference computes row order as ever, and the comparison admits every order (within the
   /// summation bound for add and sub, any colliding row for update, min/max of the set), and

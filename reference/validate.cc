@@ -62,7 +62,7 @@ IndexRule index_rule(Semantics s, bool gathers, BadIndicesPolicy p, const Depart
   if (d.wrap_negative) r.wrap_negative = true;
   using C = Departure::Int64Cut;
   r.low_32_bits = d.int64_cut != C::kNone;
-  r.cut_after_wrap = d.int64_cut == C::kLow32BitsAfterWrap || d.int64_cut == C::kJaxNumpy;
+  r.cut_after_wrap = d.int64_cut_after_wrap();
   r.cut_unsigned = d.int64_cut == C::kLow32BitsUnsigned;
   return r;
 }

@@ -145,9 +145,9 @@ inline bool in_range(int64_t v, int64_t dim) {
 struct IndexRule {
   bool wrap_negative = false;   ///< jax: v < 0 reads v + dim, once (v < -dim stays bad)
   bool clamp = false;           ///< xla/jax gathers: a bad v reads 0 or dim - 1 instead
-  bool low_32_bits = false;     ///< Departure::int64_low_32_bits: v is cut to int32
+  bool low_32_bits = false;     ///< Departure::int64_cut set: v is cut to its low 32 bits
   bool cut_after_wrap = false;  ///< the cut comes after the wrap (jax.numpy), else before it
-  bool cut_unsigned = false;    ///< the low 32 bits read as uint32 (Departure::cut_unsigned)
+  bool cut_unsigned = false;    ///< the low 32 bits read as uint32 (Int64Cut::kLow32BitsUnsigned)
 };
 /// tf-cpu/tf-gpu: neither (a bad row raises, zeroes or is skipped); xla: gathers clamp, scatters
 /// drop, and a gather under IGNORE zeroes a bad row as tf-gpu does (TF-XLA reads the attribute:
@@ -156,7 +156,7 @@ IndexRule index_rule(Semantics s, bool gathers, BadIndicesPolicy p);
 /// The rule and the raise decision once a departure (Options::departure) overrides them.
 IndexRule index_rule(Semantics s, bool gathers, BadIndicesPolicy p, const Departure& d);
 bool bad_indices_raise(Semantics s, BadIndicesPolicy p, const Departure& d);
-/// A gather's rule where Departure::cut_as_jax_numpy holds and each batch example reads one
+/// A gather's rule under Int64Cut::kJaxNumpy where each batch example reads one
 /// scalar per coordinate (jax.numpy's lax.dynamic_slice path): no cut when the example's params
 /// have rank 1 (one start index, kept as int64), else the cut before the wrap.
 IndexRule jax_numpy_slice_rule(IndexRule r, int64_t example_params_rank);
